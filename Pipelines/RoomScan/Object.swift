@@ -1,0 +1,12 @@
+extension CapturedRoom {
+    /// A detected piece of furniture or appliance.
+    public struct Object: Sendable, Hashable {
+        /// What the object is: the single key of the export's `category` object, so
+        /// `{"storage":{}}` is `storage`.
+        public var category: String
+
+        public init(category: String) {
+            self.category = category
+        }
+    }
+}

@@ -1,0 +1,11 @@
+extension CapturedRoom {
+    /// A labelled part of the scanned space, such as `livingRoom` or `kitchen`.
+    public struct Section: Sendable, Hashable {
+        /// The room type RoomPlan recognised, as written in the export.
+        public var label: String
+
+        public init(label: String) {
+            self.label = label
+        }
+    }
+}
