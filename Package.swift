@@ -1,0 +1,107 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let package = Package(
+    name: "rederive",
+    products: [
+        .library(name: "Rederive", targets: ["Rederive"]),
+        .library(name: "RederiveSQLite", targets: ["RederiveSQLite"]),
+        .library(name: "RederiveCLI", targets: ["RederiveCLI"]),
+        .library(name: "RoomScan", targets: ["RoomScan"]),
+        .executable(name: "rederive", targets: ["rederive"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+    ],
+    targets: [
+        // zlib, seen only by RederiveCodec.
+        .systemLibrary(
+            name: "CZlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        // Payload formats: zlib, raw deflate, gzip and plain JSON, with a bounded streaming inflate.
+        .target(
+            name: "RederiveCodec",
+            dependencies: ["CZlib"]
+        ),
+        // The engine: processors, pipelines, stamps, the runner, progress and the store interface.
+        .target(
+            name: "Rederive",
+            dependencies: [
+                "RederiveCodec",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The SQLite store, built on GRDB.
+        .target(
+            name: "RederiveSQLite",
+            dependencies: [
+                "Rederive",
+                "RederiveCodec",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Every subcommand, reusable by an app's own executable with its own pipelines.
+        .target(
+            name: "RederiveCLI",
+            dependencies: [
+                "Rederive",
+                "RederiveSQLite",
+                "RederiveCodec",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The built-in pipeline: room facts from Apple RoomPlan exports.
+        .target(
+            name: "RoomScan",
+            dependencies: ["Rederive"],
+            path: "Pipelines/RoomScan"
+        ),
+        .executableTarget(
+            name: "rederive",
+            dependencies: ["RederiveCLI", "RoomScan"]
+        ),
+        .testTarget(
+            name: "RederiveCodecTests",
+            dependencies: ["RederiveCodec"]
+        ),
+        .testTarget(
+            name: "RederiveTests",
+            dependencies: [
+                "Rederive",
+                "RederiveSQLite",
+                "RederiveCodec",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .testTarget(
+            name: "RoomScanTests",
+            dependencies: ["RoomScan", "Rederive", "RederiveSQLite", "RederiveCodec"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "RederiveCLITests",
+            dependencies: [
+                "RederiveCLI",
+                "RoomScan",
+                "Rederive",
+                "RederiveSQLite",
+                "RederiveCodec",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+for target in package.targets where target.type != .system {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    settings.append(.treatAllWarnings(as: .error))
+    target.swiftSettings = settings
+}

@@ -1,0 +1,34 @@
+/// A record that is stale for at least one processor, as read for derivation.
+public struct PendingRecord: Sendable {
+    public let recordID: Int64
+    /// The stored payload bytes, compressed or not.
+    public let payload: [UInt8]?
+    /// The payload's generation when it was read: a commit stores values only if it is still current.
+    public let generation: Int64
+    /// Indices into the pipeline's processors of those that are stale for this record.
+    public let staleProcessors: [Int]
+
+    public init(recordID: Int64, payload: [UInt8]?, generation: Int64, staleProcessors: [Int]) {
+        self.recordID = recordID
+        self.payload = payload
+        self.generation = generation
+        self.staleProcessors = staleProcessors
+    }
+}
+
+/// What the workers produced for one pending record, ready to commit.
+public struct RecordResult: Sendable {
+    public let recordID: Int64
+    public let generation: Int64
+    /// ``PayloadCodec/digest(_:)`` of the bytes the values were derived from.
+    public let payloadDigest: Int64
+    /// One outcome per stale processor: the processor's index and what it produced.
+    public let outcomes: [(processor: Int, outcome: ProcessorOutcome)]
+
+    public init(recordID: Int64, generation: Int64, payloadDigest: Int64, outcomes: [(processor: Int, outcome: ProcessorOutcome)]) {
+        self.recordID = recordID
+        self.generation = generation
+        self.payloadDigest = payloadDigest
+        self.outcomes = outcomes
+    }
+}

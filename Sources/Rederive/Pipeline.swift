@@ -1,0 +1,154 @@
+import Foundation
+
+/// Binds processors to one table: where records live, which column holds their payload, how the
+/// payload decodes, and where the derived values go.
+///
+/// Each record's payload is inflated and decoded once and shared by every processor of the pipeline
+/// that is stale for that record.
+///
+/// ```swift
+/// let rooms = Pipeline(
+///     name: "rooms",
+///     table: "room_scans",
+///     keyColumn: "scan_id",
+///     payloadColumn: "payload",
+///     decoding: Room.self,
+///     processors: [floorArea, wallCount]
+/// )
+/// ```
+public struct Pipeline: Sendable {
+    /// Where a pipeline's derived columns live.
+    public enum Layout: Sendable, Hashable {
+        /// A table owned by rederive, one row per record, keyed by the record's id and removed with it.
+        /// Writing derived values never rewrites the record, however large its payload.
+        case companion(table: String)
+        /// Columns of the record's own table, for existing schemas that already hold them.
+        case inline
+    }
+
+    public let name: String
+    public let table: String
+    /// The record's integer id, the table's `INTEGER PRIMARY KEY`.
+    public let idColumn: String
+    /// A human-readable unique key shown in reports (a file name, a UUID), if the table has one.
+    public let keyColumn: String?
+    public let payloadColumn: String
+    public let layout: Layout
+    public let processors: [ProcessorDescriptor]
+    let evaluator: Evaluator
+
+    /// A pipeline whose payload decodes with the given function.
+    public init<Payload: Sendable>(
+        name: String,
+        table: String,
+        idColumn: String = "id",
+        keyColumn: String? = nil,
+        payloadColumn: String = "payload",
+        layout: Layout? = nil,
+        decode: @escaping @Sendable ([UInt8]) throws -> Payload,
+        processors: [Processor<Payload>]
+    ) {
+        self.name = name
+        self.table = table
+        self.idColumn = idColumn
+        self.keyColumn = keyColumn
+        self.payloadColumn = payloadColumn
+        self.layout = layout ?? .companion(table: "\(table)_derived")
+        self.processors = processors.map(\.descriptor)
+        self.evaluator = Evaluator(decode: decode, processors: processors)
+    }
+
+    /// A pipeline whose payload is JSON decoded with `JSONDecoder` into `Payload`.
+    public init<Payload: Decodable & Sendable>(
+        name: String,
+        table: String,
+        idColumn: String = "id",
+        keyColumn: String? = nil,
+        payloadColumn: String = "payload",
+        layout: Layout? = nil,
+        decoding payloadType: Payload.Type,
+        processors: [Processor<Payload>]
+    ) {
+        self.init(
+            name: name,
+            table: table,
+            idColumn: idColumn,
+            keyColumn: keyColumn,
+            payloadColumn: payloadColumn,
+            layout: layout,
+            decode: { bytes in try JSONDecoder().decode(Payload.self, from: Data(bytes)) },
+            processors: processors
+        )
+    }
+
+    /// All output columns of all processors, in processor order.
+    public var outputColumns: [OutputColumn] {
+        processors.flatMap(\.columns)
+    }
+
+    /// The processor with this name, if the pipeline has it.
+    public func processor(named name: String) -> ProcessorDescriptor? {
+        processors.first { $0.name == name }
+    }
+
+    /// Decodes a payload once and runs the selected processors on it.
+    ///
+    /// - Parameters:
+    ///   - json: The inflated payload.
+    ///   - selection: Indices into `processors` of the processors to run.
+    /// - Returns: One outcome per selected index, in the same order.
+    public func evaluate(json: [UInt8], selection: [Int]) -> [ProcessorOutcome] {
+        evaluator.evaluate(json, selection)
+    }
+}
+
+/// What one processor produced for one record.
+public enum ProcessorOutcome: Sendable, Hashable {
+    case derived([DerivedValue])
+    case failed(FailureKind, String)
+}
+
+/// The type-erased decode-once, derive-many step of a pipeline.
+struct Evaluator: Sendable {
+    let evaluate: @Sendable ([UInt8], [Int]) -> [ProcessorOutcome]
+
+    init<Payload: Sendable>(
+        decode: @escaping @Sendable ([UInt8]) throws -> Payload,
+        processors: [Processor<Payload>]
+    ) {
+        evaluate = { json, selection in
+            let payload: Payload
+            do {
+                payload = try decode(json)
+            } catch {
+                let message = describe(error)
+                return selection.map { _ in .failed(.decoding, message) }
+            }
+            return selection.map { index in
+                let processor = processors[index]
+                do {
+                    let values = try processor.derive(payload)
+                    if let problem = processor.descriptor.check(values) {
+                        return .failed(.processor, problem)
+                    }
+                    return .derived(values)
+                } catch {
+                    return .failed(.processor, describe(error))
+                }
+            }
+        }
+    }
+}
+
+extension ProcessorDescriptor {
+    /// Why `values` cannot be stored in this processor's columns, or `nil` when they can.
+    func check(_ values: [DerivedValue]) -> String? {
+        guard values.count == columns.count else {
+            return "returned \(values.count) values for \(columns.count) columns"
+        }
+        for (value, column) in zip(values, columns) where !value.fits(column.type) {
+            return "returned \(value) for \(column.type.rawValue) column \(column.name)"
+        }
+        return nil
+    }
+}

@@ -1,0 +1,37 @@
+/// A fatal problem: the run or command cannot go on.
+///
+/// Problems with one record are never thrown: they become failures of that record (see ``FailureReport``).
+public struct RederiveError: Error, Sendable, CustomStringConvertible {
+    /// What kind of problem this is, for callers that react to some of them.
+    public enum Code: String, Sendable, Hashable {
+        /// Two pipelines or processors share a name, or two processors claim one column.
+        case invalidRegistration
+        /// A pipeline or processor name given by the caller is not registered.
+        case unknownName
+        /// The database's tables do not match what a pipeline declares.
+        case schemaMismatch
+        /// The database could not be opened, read or written.
+        case database
+        /// An argument is out of range.
+        case invalidArgument
+        /// A file could not be read or written.
+        case file
+    }
+
+    public let code: Code
+    /// A one-line explanation written for a person, naming what is wrong and where.
+    public let message: String
+    /// The error that caused this one, if any.
+    public let underlying: (any Error & Sendable)?
+
+    public init(_ code: Code, _ message: String, underlying: (any Error & Sendable)? = nil) {
+        self.code = code
+        self.message = message
+        self.underlying = underlying
+    }
+
+    public var description: String {
+        guard let underlying else { return message }
+        return "\(message): \(underlying)"
+    }
+}

@@ -1,0 +1,34 @@
+/// How many records a run, or one commit of it, handled and how.
+public struct RunCounts: Sendable, Hashable, Codable {
+    /// Records whose stored values changed.
+    public var derived = 0
+    /// Records whose derivation produced the values already stored: only their stamps were renewed.
+    public var unchanged = 0
+    /// Records for which at least one processor failed.
+    public var failed = 0
+    /// Records left stale because their payload changed or they were deleted while they were derived.
+    public var skipped = 0
+
+    public init(derived: Int = 0, unchanged: Int = 0, failed: Int = 0, skipped: Int = 0) {
+        self.derived = derived
+        self.unchanged = unchanged
+        self.failed = failed
+        self.skipped = skipped
+    }
+
+    /// Every record handled.
+    public var total: Int { derived + unchanged + failed + skipped }
+
+    public static func + (lhs: RunCounts, rhs: RunCounts) -> RunCounts {
+        RunCounts(
+            derived: lhs.derived + rhs.derived,
+            unchanged: lhs.unchanged + rhs.unchanged,
+            failed: lhs.failed + rhs.failed,
+            skipped: lhs.skipped + rhs.skipped
+        )
+    }
+
+    public static func += (lhs: inout RunCounts, rhs: RunCounts) {
+        lhs = lhs + rhs
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import RederiveCodec
+
+extension Runner {
+    /// How a run divides and paces its work.
+    public struct Configuration: Sendable {
+        /// Workers that inflate, decode and derive at once. Defaults to the number of cores.
+        public var parallelism: Int
+        /// Records committed in one transaction. Memory holds about three batches of payloads.
+        public var batchSize: Int
+        /// Names of the processors to bring up to date; all when nil.
+        public var processors: Set<String>?
+        /// Whether records that already failed at the current version and payload are tried again.
+        public var retryFailed: Bool
+        /// The most records one run handles; all pending when nil.
+        public var limit: Int?
+        /// Payloads that inflate to more than this many bytes fail instead of exhausting memory.
+        public var maximumPayloadSize: Int
+        /// Records per second the run does not exceed, for databases that must not be saturated.
+        public var maximumRate: Double?
+
+        public init(
+            parallelism: Int = ProcessInfo.processInfo.activeProcessorCount,
+            batchSize: Int = 500,
+            processors: Set<String>? = nil,
+            retryFailed: Bool = false,
+            limit: Int? = nil,
+            maximumPayloadSize: Int = PayloadCodec.defaultMaximumSize,
+            maximumRate: Double? = nil
+        ) {
+            self.parallelism = parallelism
+            self.batchSize = batchSize
+            self.processors = processors
+            self.retryFailed = retryFailed
+            self.limit = limit
+            self.maximumPayloadSize = maximumPayloadSize
+            self.maximumRate = maximumRate
+        }
+
+        func validate() throws(RederiveError) {
+            if parallelism < 1 {
+                throw RederiveError(.invalidArgument, "parallelism must be at least 1, not \(parallelism)")
+            }
+            if batchSize < 1 {
+                throw RederiveError(.invalidArgument, "batch size must be at least 1, not \(batchSize)")
+            }
+            if let limit, limit < 0 {
+                throw RederiveError(.invalidArgument, "limit must not be negative, not \(limit)")
+            }
+            if maximumPayloadSize < 1 {
+                throw RederiveError(.invalidArgument, "maximum payload size must be positive, not \(maximumPayloadSize)")
+            }
+            if let maximumRate, !(maximumRate > 0) {
+                throw RederiveError(.invalidArgument, "maximum rate must be positive, not \(maximumRate)")
+            }
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import GRDB
+import Rederive
+
+/// Failure reports and invalidation.
+extension SQLiteStore {
+    public func failures(of pipeline: Pipeline, filter: FailureFilter) async throws -> [FailureReport] {
+        let tables = PipelineTables(pipeline)
+        let processors = pipeline.processors.filter { filter.processors?.contains($0.name) ?? true }
+        return try await read { db in
+            var reports: [FailureReport] = []
+            for processor in processors {
+                var sql = """
+                    SELECT f.record_id, \(tables.keyExpression) AS record_key, f.kind, f.message, f.run_id, f.failed_at
+                    FROM rederive_failures f
+                    LEFT JOIN \(tables.table) t ON t.\(tables.id) = f.record_id
+                    WHERE f.processor = ? AND f.version = ? AND f.current = 1
+                    """
+                var arguments: StatementArguments = [processor.name, processor.version]
+                if let runID = filter.runID {
+                    sql += " AND f.run_id = ?"
+                    arguments += [runID]
+                }
+                for row in try Row.fetchAll(db, sql: sql, arguments: arguments) {
+                    let kind: String = row["kind"]
+                    let at: String = row["failed_at"]
+                    reports.append(FailureReport(
+                        pipeline: pipeline.name,
+                        recordID: row["record_id"],
+                        key: row["record_key"],
+                        processor: processor.name,
+                        version: processor.version,
+                        kind: FailureKind(rawValue: kind) ?? .processor,
+                        message: row["message"],
+                        runID: row["run_id"],
+                        at: Timestamp.date(at) ?? Date(timeIntervalSince1970: 0)
+                    ))
+                }
+            }
+            let order = Dictionary(uniqueKeysWithValues: pipeline.processors.enumerated().map { ($1.name, $0) })
+            return reports.sorted { ($0.recordID, order[$0.processor] ?? 0) < ($1.recordID, order[$1.processor] ?? 0) }
+        }
+    }
+
+    public func invalidate(_ pipeline: Pipeline, processors: [String]?, keys: [String]?) async throws -> Int {
+        let tables = PipelineTables(pipeline)
+        let names = processors ?? pipeline.processors.map(\.name)
+        if let unknown = names.first(where: { pipeline.processor(named: $0) == nil }) {
+            throw RederiveError(.unknownName, "pipeline \"\(pipeline.name)\" has no processor named \"\(unknown)\"")
+        }
+        if keys != nil, tables.key == nil {
+            throw RederiveError(.invalidArgument, "pipeline \"\(pipeline.name)\" has no key column to select records by")
+        }
+        return try await write { db in
+            var recordIDs: [Int64]?
+            if let keys, let key = tables.key {
+                var found: [Int64] = []
+                var missing: [String] = []
+                let lookup = try db.cachedStatement(sql: "SELECT \(tables.id) FROM \(tables.table) WHERE \(key) = ?")
+                for value in keys {
+                    if let id = try Int64.fetchOne(lookup, arguments: [value]) {
+                        found.append(id)
+                    } else {
+                        missing.append(value)
+                    }
+                }
+                if !missing.isEmpty {
+                    throw RederiveError(
+                        .unknownName,
+                        "table \"\(pipeline.table)\" has no record with key \(missing.map { "\"\($0)\"" }.joined(separator: ", "))"
+                    )
+                }
+                recordIDs = found
+            }
+            for table in ["rederive_stamps", "rederive_failures"] {
+                for name in names {
+                    if let recordIDs {
+                        let statement = try db.cachedStatement(
+                            sql: "UPDATE \(table) SET current = 0 WHERE processor = ? AND record_id = ?"
+                        )
+                        for id in recordIDs {
+                            try statement.execute(arguments: [name, id])
+                        }
+                    } else {
+                        try db.execute(sql: "UPDATE \(table) SET current = 0 WHERE processor = ? AND current = 1", arguments: [name])
+                    }
+                }
+            }
+            if let recordIDs { return recordIDs.count }
+            return try Self.recordCount(db, tables)
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import GRDB
+import Rederive
+
+/// The store for a single SQLite database file, in WAL mode so that readers, rederive's writer and the
+/// app that owns the database work side by side.
+///
+/// ```swift
+/// let store = try SQLiteStore(path: "rooms.sqlite")
+/// let summary = try await Runner(store: store, pipelines: [RoomScan.pipeline]).run()
+/// ```
+///
+/// Opening applies rederive's bookkeeping migrations. ``prepare(_:)`` then creates what a pipeline
+/// needs: its table when missing, output columns missing from an existing database (added with their
+/// declared defaults), and the triggers that notice every payload change.
+public final class SQLiteStore: RecordStore {
+    /// How long a statement waits for another connection's write lock before failing.
+    public static let defaultBusyTimeout: TimeInterval = 10
+
+    public let path: String
+    let pool: DatabasePool
+
+    /// Opens (or creates) the database at `path`.
+    public init(path: String, busyTimeout: TimeInterval = SQLiteStore.defaultBusyTimeout) throws {
+        self.path = path
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(busyTimeout)
+        configuration.label = "rederive"
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try BookkeepingSchema.migrator.migrate(pool)
+        } catch {
+            throw RederiveError(.database, "cannot open database \(path)", underlying: error)
+        }
+    }
+
+    /// Runs a read on the store's connection pool, for callers inside this package.
+    package func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        let pool = self.pool
+        let path = self.path
+        return try await offload {
+            do {
+                return try pool.read(body)
+            } catch let error as RederiveError {
+                throw error
+            } catch {
+                throw RederiveError(.database, "cannot read \(path)", underlying: error)
+            }
+        }
+    }
+
+    /// Runs a write transaction on the store's connection pool, for callers inside this package.
+    package func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        let pool = self.pool
+        let path = self.path
+        return try await offload {
+            do {
+                return try pool.write(body)
+            } catch let error as RederiveError {
+                throw error
+            } catch {
+                throw RederiveError(.database, "cannot write \(path)", underlying: error)
+            }
+        }
+    }
+
+    public func prepare(_ pipeline: Pipeline) async throws {
+        let schema = PipelineSchema(tables: PipelineTables(pipeline))
+        let changes = try await read { db in try schema.changes(db) }
+        guard !changes.isEmpty else { return }
+        try await write { db in
+            // Another process may have prepared the database meanwhile: look again inside the transaction.
+            try schema.apply(try schema.changes(db), db)
+        }
+    }
+
+    public func startRun(processors: [ProcessorVersion]) async throws -> Int64 {
+        let processorsJSON = String(decoding: try JSONEncoder().encode(processors), as: UTF8.self)
+        let now = Timestamp.text(Date())
+        return try await write { db in
+            try db.execute(
+                sql: "INSERT INTO rederive_runs (started_at, status, processors) VALUES (?, ?, ?)",
+                arguments: [now, RunStatus.running.rawValue, processorsJSON]
+            )
+            return db.lastInsertedRowID
+        }
+    }
+
+    public func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts) async throws {
+        let now = Timestamp.text(Date())
+        try await write { db in
+            try db.execute(
+                sql: """
+                    UPDATE rederive_runs
+                    SET ended_at = ?, status = ?, derived = ?, unchanged = ?, failed = ?, skipped = ?
+                    WHERE id = ?
+                    """,
+                arguments: [now, status.rawValue, counts.derived, counts.unchanged, counts.failed, counts.skipped, runID]
+            )
+        }
+    }
+
+    public func runs(limit: Int?) async throws -> [RunRecord] {
+        try await read { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: "SELECT * FROM rederive_runs ORDER BY id DESC LIMIT ?",
+                arguments: [limit ?? -1]
+            )
+            return rows.map { row in
+                let processorsJSON: String = row["processors"]
+                let processors = (try? JSONDecoder().decode([ProcessorVersion].self, from: Data(processorsJSON.utf8))) ?? []
+                let startedAt: String = row["started_at"]
+                let endedAt: String? = row["ended_at"]
+                let status: String = row["status"]
+                return RunRecord(
+                    id: row["id"],
+                    startedAt: Timestamp.date(startedAt) ?? Date(timeIntervalSince1970: 0),
+                    endedAt: endedAt.flatMap(Timestamp.date),
+                    status: RunStatus(rawValue: status) ?? .failed,
+                    processors: processors,
+                    counts: RunCounts(derived: row["derived"], unchanged: row["unchanged"], failed: row["failed"], skipped: row["skipped"])
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import GRDB
+import Rederive
+import RederiveSQLite
+import Synchronization
+import Testing
+
+/// Wraps a store and tracks how many payloads are between reading and committing.
+final class InFlightStore: RecordStore {
+    let base: SQLiteStore
+    private let inFlight = Mutex<(now: Int, peak: Int)>((0, 0))
+
+    init(_ base: SQLiteStore) { self.base = base }
+
+    var peak: Int { inFlight.withLock { $0.peak } }
+
+    func prepare(_ pipeline: Pipeline) async throws { try await base.prepare(pipeline) }
+    func startRun(processors: [ProcessorVersion]) async throws -> Int64 { try await base.startRun(processors: processors) }
+    func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts) async throws {
+        try await base.finishRun(runID, status: status, counts: counts)
+    }
+    func pendingCount(_ plan: RunPlan) async throws -> Int { try await base.pendingCount(plan) }
+    func pendingRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int) async throws -> [PendingRecord] {
+        let records = try await base.pendingRecords(plan, after: cursor, limit: limit)
+        inFlight.withLock { $0.now += records.count; $0.peak = max($0.peak, $0.now) }
+        return records
+    }
+    func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64) async throws -> RunCounts {
+        let counts = try await base.commit(results, plan: plan, runID: runID)
+        inFlight.withLock { $0.now -= results.count }
+        return counts
+    }
+    func status(of pipeline: Pipeline) async throws -> [ProcessorStatus] { try await base.status(of: pipeline) }
+    func failures(of pipeline: Pipeline, filter: FailureFilter) async throws -> [FailureReport] {
+        try await base.failures(of: pipeline, filter: filter)
+    }
+    func invalidate(_ pipeline: Pipeline, processors: [String]?, keys: [String]?) async throws -> Int {
+        try await base.invalidate(pipeline, processors: processors, keys: keys)
+    }
+    func runs(limit: Int?) async throws -> [RunRecord] { try await base.runs(limit: limit) }
+}
+
+@Suite("Live database", .timeLimit(.minutes(2)))
+struct LiveDatabaseTests {
+    @Test func aPayloadReplacedDuringTheRunIsNotStoredWithStaleValues() async throws {
+        try await withTemporaryDatabase { path in
+            var test = TestPipeline()
+            // While rederive derives "s7" from its first payload, the app replaces that payload.
+            test.onTotal = { sample in
+                if sample.label == "s7" {
+                    try? replacePayload(key: "k7", json: sampleJSON("s7-new", [100]), in: path)
+                }
+            }
+            try await prepare(test.pipeline, at: path)
+            try insertRecords(samples(20), into: path)
+            let summary = try await run(test.pipeline, at: path)
+            #expect(summary.counts == RunCounts(derived: 19, skipped: 1))
+            let inspect = Inspection(path: path)
+            #expect(try inspect.value("total", key: "k7", as: Double.self) == nil)
+
+            let next = try await run(test.pipeline, at: path)
+            #expect(next.counts == RunCounts(derived: 1))
+            #expect(try inspect.value("total", key: "k7", as: Double.self) == 100)
+            #expect(try inspect.value("label_upper", key: "k7", as: String.self) == "S7-NEW")
+        }
+    }
+
+    @Test func memoryHoldsAtMostThreeBatchesWhateverTheTableSize() async throws {
+        try await withTemporaryDatabase { path in
+            let test = TestPipeline()
+            try await prepare(test.pipeline, at: path)
+            try insertRecords(samples(3_000), into: path)
+            let store = InFlightStore(try SQLiteStore(path: path))
+            let runner = Runner(store: store, pipelines: [test.pipeline], configuration: Runner.Configuration(parallelism: 4, batchSize: 50))
+            let summary = try await runner.run()
+            #expect(summary.counts.derived == 3_000)
+            #expect(store.peak <= 150)
+            #expect(store.peak >= 50)
+        }
+    }
+}
