@@ -1,0 +1,94 @@
+import CZlib
+
+/// Reads and writes stored payloads: JSON that is usually compressed.
+///
+/// Decoding detects the format from the bytes (see ``detect(_:)``) and inflates with a cap on the
+/// decoded size, so a decompression bomb fails with ``PayloadError/Code/tooLarge`` after at most
+/// ``maximumSize`` bytes instead of exhausting memory. Encoding writes zlib unless told otherwise.
+///
+/// ```swift
+/// let json = Array(#"{"rooms":[]}"#.utf8)
+/// let stored = PayloadCodec.encode(json)                 // zlib, level 6
+/// let codec = PayloadCodec(maximumSize: 16 << 20)        // 16 MiB cap on decoded payloads
+/// let decoded = try codec.decode(stored)                 // == json
+/// let source = PayloadCodec.digest(stored)               // records which payload a value came from
+/// ```
+public struct PayloadCodec: Sendable {
+    /// The default cap on a decoded payload: 64 MiB.
+    public static let defaultMaximumSize: Int = 64 << 20
+
+    /// The cap on the decoded size of a payload, in bytes: inflated data for compressed formats,
+    /// the payload itself for plain JSON.
+    public var maximumSize: Int
+
+    /// Creates a codec that refuses payloads decoding to more than `maximumSize` bytes.
+    public init(maximumSize: Int = PayloadCodec.defaultMaximumSize) {
+        self.maximumSize = maximumSize
+    }
+
+    /// Returns the JSON bytes of a stored payload in any of the four formats.
+    ///
+    /// Compressed payloads are returned inflated, whatever they contain (checking that it is
+    /// JSON is the reader's job); plain payloads are returned unchanged.
+    ///
+    /// A payload whose first two bytes look like a zlib header but that fails as zlib is retried
+    /// as raw deflate, because raw deflate can begin with such bytes; if that fails too,
+    /// the zlib error is thrown.
+    ///
+    /// - Throws: ``PayloadError`` saying what is wrong: empty, truncated, corrupt, a checksum
+    ///   mismatch, larger than ``maximumSize``, or followed by trailing data.
+    public func decode(_ bytes: [UInt8]) throws(PayloadError) -> [UInt8] {
+        guard let format = Self.detect(bytes) else { throw .empty() }
+        switch format {
+        case .plain:
+            guard bytes.count <= maximumSize else { throw .tooLarge(.plain, limit: maximumSize) }
+            return bytes
+        case .deflate, .gzip:
+            return try inflate(bytes, as: format)
+        case .zlib:
+            do throws(PayloadError) {
+                return try inflate(bytes, as: .zlib)
+            } catch let zlibError where zlibError.code == .tooLarge {
+                // The stream was good for at least maximumSize bytes: it is zlib, and too large.
+                throw zlibError
+            } catch let zlibError {
+                do throws(PayloadError) {
+                    return try inflate(bytes, as: .deflate)
+                } catch let deflateError where deflateError.code == .tooLarge {
+                    throw deflateError
+                } catch {
+                    throw zlibError
+                }
+            }
+        }
+    }
+
+    private func inflate(_ bytes: [UInt8], as format: PayloadFormat) throws(PayloadError) -> [UInt8] {
+        var inflater = Inflater(format: format, maximumSize: maximumSize)
+        return try inflater.inflate(bytes)
+    }
+
+    /// Compresses `bytes` for storage.
+    ///
+    /// Writers use ``PayloadFormat/zlib``, the default. ``PayloadFormat/deflate`` and
+    /// ``PayloadFormat/gzip`` exist so that tests and generators can produce what other programs
+    /// write; ``PayloadFormat/plain`` returns the bytes unchanged.
+    ///
+    /// - Parameters:
+    ///   - bytes: The JSON (or any bytes) to store.
+    ///   - format: The wrapper to write.
+    ///   - level: zlib's compression level, 0 (store) to 9 (smallest); negative means zlib's default.
+    public static func encode(_ bytes: [UInt8], as format: PayloadFormat = .zlib, level: Int32 = 6) -> [UInt8] {
+        format == .plain ? bytes : Deflater.deflate(bytes, format: format, level: level)
+    }
+
+    /// A cheap 64-bit digest of stored bytes: `(byte count << 32) | CRC-32`.
+    ///
+    /// Recorded beside a derived value to say which payload it was derived from. It is not a
+    /// cryptographic hash: it only tells apart versions of the same row's payload. The byte count
+    /// keeps its low 32 bits.
+    public static func digest(_ bytes: [UInt8]) -> Int64 {
+        let crc = bytes.withUnsafeBufferPointer { crc32_z(0, $0.baseAddress, $0.count) }
+        return Int64(bitPattern: UInt64(truncatingIfNeeded: bytes.count) << 32 | UInt64(crc))
+    }
+}

@@ -1,0 +1,142 @@
+import RederiveCodec
+import Testing
+
+@Suite struct PayloadCodecTests {
+    let codec = PayloadCodec()
+
+    // MARK: Round trips
+
+    @Test(arguments: Streams.compressedFormats, Sample.allCases)
+    func compressedPayloadsDecodeToExactlyWhatWasEncoded(format: PayloadFormat, sample: Sample) throws {
+        let stored = PayloadCodec.encode(sample.bytes, as: format)
+        #expect(try codec.decode(stored) == sample.bytes)
+    }
+
+    @Test(arguments: Sample.allCases.filter(\.isJSON))
+    func plainPayloadsAreStoredAndDecodedUnchanged(sample: Sample) throws {
+        let stored = PayloadCodec.encode(sample.bytes, as: .plain)
+        #expect(stored == sample.bytes)
+        #expect(try codec.decode(stored) == sample.bytes)
+    }
+
+    @Test func plainPayloadsKeepTheirWhitespaceAndByteOrderMark() throws {
+        let text = Array("\u{FEFF}\n  {\"a\": [1, 2]}\r\n".utf8)
+        #expect(try codec.decode(text) == text)
+    }
+
+    @Test(arguments: [Int32(0), 1, 6, 9, -1])
+    func everyCompressionLevelRoundTrips(level: Int32) throws {
+        let stored = PayloadCodec.encode(Sample.largeJSON.bytes, level: level)
+        #expect(try codec.decode(stored) == Sample.largeJSON.bytes)
+    }
+
+    @Test func higherLevelsWriteSmallerPayloads() {
+        let json = Sample.largeJSON.bytes
+        let stored = PayloadCodec.encode(json, level: 0).count
+        let fast = PayloadCodec.encode(json, level: 1).count
+        let best = PayloadCodec.encode(json, level: 9).count
+        #expect(stored > json.count)
+        #expect(fast < json.count / 3)
+        #expect(best <= fast)
+    }
+
+    @Test func encodingDefaultsToZlib() {
+        let json = Sample.largeJSON.bytes
+        #expect(PayloadCodec.encode(json) == PayloadCodec.encode(json, as: .zlib, level: 6))
+        #expect(PayloadCodec.detect(PayloadCodec.encode(json)) == .zlib)
+    }
+
+    @Test(arguments: Streams.compressedFormats)
+    func emptyContentRoundTripsThroughEveryCompressedFormat(format: PayloadFormat) throws {
+        #expect(try codec.decode(PayloadCodec.encode([], as: format)) == [])
+    }
+
+    @Test func concatenatedGzipMembersDecodeToTheirConcatenation() throws {
+        let first = Array(#"{"part":"#.utf8), second = Array(#"1}"#.utf8)
+        let stored = PayloadCodec.encode(first, as: .gzip) + PayloadCodec.encode(second, as: .gzip)
+        #expect(try codec.decode(stored) == first + second)
+    }
+
+    // MARK: Ambiguous first bytes
+
+    @Test func rawDeflateThatBeginsWithABraceDecodes() throws {
+        let content = Array("—}".utf8)
+        let stored = PayloadCodec.encode(content, as: .deflate)
+        #expect(stored.first == UInt8(ascii: "{"))
+        #expect(try codec.decode(stored) == content)
+    }
+
+    @Test func rawDeflateThatLooksLikeAZlibHeaderIsRetriedAsRawDeflate() throws {
+        // A non-final stored block with 94 bytes of JSON, then an empty final fixed block. The stored
+        // block's header byte keeps non-zero padding bits (0x78), so its first two bytes, 78 5e,
+        // are also the header zlib writes at level 1; read as zlib, the stored lengths are wrong.
+        let content = Array(#"{"note":""#.utf8) + Array(repeating: UInt8(ascii: "x"), count: 83) + Array(#""}"#.utf8)
+        #expect(content.count == 94)
+        let stored: [UInt8] = [0x78, 0x5e, 0x00, 0xa1, 0xff] + content + [0x03, 0x00]
+        #expect(PayloadCodec.detect(stored) == .zlib)
+        #expect(try codec.decode(stored) == content)
+    }
+
+    @Test func aDamagedZlibStreamReportsTheZlibErrorNotTheRetry() {
+        var stored = Streams.largeJSON(.zlib)
+        stored[stored.count - 1] ^= 0xff
+        let error = #expect(throws: PayloadError.self) { try codec.decode(stored) }
+        #expect(error?.format == .zlib)
+        #expect(error?.code == .checksumMismatch)
+    }
+
+    // MARK: Size limit
+
+    @Test(arguments: Streams.compressedFormats)
+    func aPayloadInflatingToExactlyTheLimitDecodes(format: PayloadFormat) throws {
+        let limited = PayloadCodec(maximumSize: 1 << 20)
+        let zeros = [UInt8](repeating: 0, count: 1 << 20)
+        #expect(try limited.decode(PayloadCodec.encode(zeros, as: format)) == zeros)
+    }
+
+    @Test(arguments: Streams.compressedFormats)
+    func aBombBelowTheLimitDecodes(format: PayloadFormat) throws {
+        // 200 MB of zeros is within a 256 MiB limit.
+        let generous = PayloadCodec(maximumSize: 256 << 20)
+        let decoded = try generous.decode(Streams.bomb(format))
+        #expect(decoded.count == 200 << 20)
+        #expect(PayloadCodec.digest(decoded) == Streams.bombContentDigest)
+    }
+
+    @Test func theDefaultLimitIs64MiB() {
+        #expect(PayloadCodec.defaultMaximumSize == 64 * 1024 * 1024)
+        #expect(PayloadCodec().maximumSize == PayloadCodec.defaultMaximumSize)
+        var codec = PayloadCodec(maximumSize: 10)
+        codec.maximumSize = 20
+        #expect(codec.maximumSize == 20)
+    }
+
+    // MARK: Digest
+
+    @Test func digestIsTheByteCountAboveTheCRC32() {
+        // 0xCBF43926 is the CRC-32 check value of "123456789".
+        #expect(PayloadCodec.digest(Array("123456789".utf8)) == 9 << 32 | 0xCBF4_3926)
+        #expect(PayloadCodec.digest([]) == 0)
+    }
+
+    @Test(arguments: Sample.allCases)
+    func digestIsStable(sample: Sample) {
+        let stored = PayloadCodec.encode(sample.bytes)
+        #expect(PayloadCodec.digest(stored) == PayloadCodec.digest(Array(stored)))
+        #expect(PayloadCodec.digest(stored) == PayloadCodec.digest(PayloadCodec.encode(sample.bytes)))
+        #expect(PayloadCodec.digest(stored) >> 32 == Int64(stored.count))
+    }
+
+    @Test(arguments: [0, 1, 1000, 50_000])
+    func digestChangesWhenOneByteChanges(position: Int) {
+        let original = Sample.largeJSON.bytes
+        var changed = original
+        changed[position] ^= 0x01
+        #expect(PayloadCodec.digest(changed) != PayloadCodec.digest(original))
+    }
+
+    @Test func digestChangesWhenAByteIsAppended() {
+        let original = Sample.largeJSON.bytes
+        #expect(PayloadCodec.digest(original + [0]) != PayloadCodec.digest(original))
+    }
+}
