@@ -63,7 +63,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "rederive",
-            dependencies: ["RederiveCLI", "RoomScan"]
+            dependencies: ["Rederive", "RederiveCLI", "RoomScan"]
         ),
         .testTarget(
             name: "RederiveCodecTests",

@@ -46,6 +46,16 @@ extension PayloadCodec {
         return isText(head) && isText(tail)
     }
 
+    /// Whether `bytes` starts like JSON text: `{` or `[` after whitespace, and its first 64 bytes are text.
+    static func startsLikeJSONText(_ bytes: [UInt8]) -> Bool {
+        var start = bytes.startIndex
+        if bytes.starts(with: [0xef, 0xbb, 0xbf]) { start += 3 }
+        guard let first = bytes[start...].firstIndex(where: { !isWhitespace($0) }),
+              bytes[first] == UInt8(ascii: "{") || bytes[first] == UInt8(ascii: "[")
+        else { return false }
+        return isText(bytes[first..<min(first + 64, bytes.endIndex)])
+    }
+
     /// JSON's insignificant whitespace: space, tab, line feed, carriage return.
     private static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09 || byte == 0x0a || byte == 0x0d

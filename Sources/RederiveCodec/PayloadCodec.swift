@@ -33,7 +33,9 @@ public struct PayloadCodec: Sendable {
     ///
     /// A payload whose first two bytes look like a zlib header but that fails as zlib is retried
     /// as raw deflate, because raw deflate can begin with such bytes; if that fails too,
-    /// the zlib error is thrown.
+    /// the zlib error is thrown. A payload that fails as raw deflate but starts like JSON text
+    /// (for example JSON cut short, which plain detection rejects for its ending) is returned as
+    /// plain, so that its decoder reports the JSON problem rather than a compression one.
     ///
     /// - Throws: ``PayloadError`` saying what is wrong: empty, truncated, corrupt, a checksum
     ///   mismatch, larger than ``maximumSize``, or followed by trailing data.
@@ -43,8 +45,17 @@ public struct PayloadCodec: Sendable {
         case .plain:
             guard bytes.count <= maximumSize else { throw .tooLarge(.plain, limit: maximumSize) }
             return bytes
-        case .deflate, .gzip:
+        case .gzip:
             return try inflate(bytes, as: format)
+        case .deflate:
+            do throws(PayloadError) {
+                return try inflate(bytes, as: .deflate)
+            } catch where Self.startsLikeJSONText(bytes) && error.code != .tooLarge {
+                // Not deflate after all, but JSON text that is cut short or malformed at its end:
+                // hand it over as plain so that the decoder names what is wrong with it.
+                guard bytes.count <= maximumSize else { throw .tooLarge(.plain, limit: maximumSize) }
+                return bytes
+            }
         case .zlib:
             do throws(PayloadError) {
                 return try inflate(bytes, as: .zlib)

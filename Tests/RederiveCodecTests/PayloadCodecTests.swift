@@ -140,3 +140,21 @@ import Testing
         #expect(PayloadCodec.digest(original + [0]) != PayloadCodec.digest(original))
     }
 }
+
+@Suite("PayloadCodec: text that is not quite JSON")
+struct PayloadCodecTextFallbackTests {
+    @Test(arguments: ["{\"label\": ", "[1, 2", "{\"a\": [1, 2, 3], \"b\": \"unterminated"])
+    func jsonCutShortIsReturnedAsTextForTheDecoderToReject(_ text: String) throws {
+        #expect(try PayloadCodec().decode(Array(text.utf8)) == Array(text.utf8))
+    }
+
+    @Test func randomBytesAfterABraceAreStillADecompressionError() {
+        var bytes: [UInt8] = [UInt8(ascii: "{")]
+        var state: UInt32 = 12345
+        for _ in 0..<200 {
+            state = state &* 1_103_515_245 &+ 12345
+            bytes.append(UInt8(truncatingIfNeeded: state >> 16))
+        }
+        #expect(throws: PayloadError.self) { _ = try PayloadCodec().decode(bytes) }
+    }
+}

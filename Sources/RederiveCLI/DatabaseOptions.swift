@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import Rederive
+import RederiveSQLite
+
+/// `--db` and `--pipeline`, shared by every subcommand.
+struct DatabaseOptions: ParsableArguments {
+    @Option(name: .customLong("db"), help: ArgumentHelp(
+        "The SQLite database file.",
+        discussion: "Defaults to $REDERIVE_DB, or ./rederive.sqlite.",
+        valueName: "path"
+    ))
+    var path: String?
+
+    @Option(help: ArgumentHelp("Act on this pipeline only (all registered pipelines by default).", valueName: "name"))
+    var pipeline: String?
+
+    var environment: CommandEnvironment { CommandEnvironment.current }
+
+    var databasePath: String {
+        path ?? environment.variables["REDERIVE_DB"] ?? "rederive.sqlite"
+    }
+
+    /// The pipelines the command acts on.
+    func pipelines() throws -> [Pipeline] {
+        let registry = environment.registry
+        if let pipeline {
+            return [try registry.pipeline(named: pipeline)]
+        }
+        return registry.pipelines
+    }
+
+    /// The one pipeline a command that needs exactly one acts on.
+    func singlePipeline(for command: String) throws -> Pipeline {
+        let all = try pipelines()
+        guard all.count == 1, let only = all.first else {
+            throw RederiveError(
+                .invalidArgument,
+                "\(command) needs one pipeline; choose with --pipeline (registered: \(environment.registry.pipelines.map(\.name).joined(separator: ", ")))"
+            )
+        }
+        return only
+    }
+
+    /// Opens the database and prepares the pipelines the command acts on.
+    func openStore() async throws -> SQLiteStore {
+        let store = try SQLiteStore(path: databasePath)
+        for pipeline in try pipelines() {
+            try await store.prepare(pipeline)
+        }
+        return store
+    }
+}

@@ -1,0 +1,22 @@
+import ArgumentParser
+
+/// The exit statuses rederive documents.
+public enum ExitStatus {
+    /// Everything worked.
+    public static let success: Int32 = 0
+    /// A fatal error: the command could not do its job. One line on standard error says why.
+    public static let failure: Int32 = 1
+    /// The command finished, but some records or files failed; they are reported.
+    public static let someFailed: Int32 = 3
+    /// `verify` found stored values that differ from what the processors produce now.
+    public static let mismatch: Int32 = 4
+    /// Bad arguments (ArgumentParser's usage error status).
+    public static let usage: Int32 = 64
+    /// Interrupted by SIGINT or SIGTERM; what was committed stays, the next run resumes.
+    public static let interrupted: Int32 = 130
+}
+
+/// A fatal error already explained to the user, ending the command with a status.
+struct CommandFailure: Error {
+    let status: Int32
+}

@@ -1,0 +1,52 @@
+import ArgumentParser
+import Foundation
+import Rederive
+import RederiveSQLite
+
+/// `rederive history`: recorded runs, newest first.
+struct HistoryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "List recorded runs, newest first."
+    )
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(help: "table or json.")
+    var format: OutputFormat = .table
+
+    @Option(help: "Show at most this many runs.")
+    var limit: Int = 20
+
+    func run() async throws {
+        let console = database.environment.console
+        let store = try await database.openStore()
+        let runs = try await store.runs(limit: limit)
+        switch format {
+        case .json:
+            try console.json(runs.map { run in
+                [
+                    "id": run.id, "startedAt": isoTimestamp(run.startedAt),
+                    "endedAt": run.endedAt.map(isoTimestamp) ?? NSNull(), "status": run.status.rawValue,
+                    "processors": run.processors.map { ["pipeline": $0.pipeline, "name": $0.name, "version": $0.version] },
+                    "derived": run.counts.derived, "unchanged": run.counts.unchanged,
+                    "failed": run.counts.failed, "skipped": run.counts.skipped,
+                ] as [String: Any]
+            })
+        case .table, .csv:
+            guard !runs.isEmpty else {
+                console.line("no runs yet")
+                return
+            }
+            console.line(Format.table(
+                ["run", "started", "status", "derived", "unchanged", "failed", "processors"],
+                runs.map { run in
+                    [String(run.id), isoTimestamp(run.startedAt), run.status.rawValue, Format.count(run.counts.derived),
+                     Format.count(run.counts.unchanged), Format.count(run.counts.failed),
+                     run.processors.map { "\($0.name) v\($0.version)" }.joined(separator: ", ")]
+                },
+                numeric: [0, 3, 4, 5]
+            ))
+        }
+    }
+}

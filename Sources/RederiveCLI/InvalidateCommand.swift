@@ -1,0 +1,39 @@
+import ArgumentParser
+import Rederive
+import RederiveSQLite
+
+/// `rederive invalidate`: mark records stale without a version bump.
+struct InvalidateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "invalidate",
+        abstract: "Mark records stale so that the next run derives them again.",
+        discussion: "Without --processor, every processor of the pipeline; without --key, every record."
+    )
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(help: ArgumentHelp("Invalidate this processor's values (repeatable).", valueName: "name"))
+    var processor: [String] = []
+
+    @Option(help: ArgumentHelp("Invalidate the record with this key (repeatable).", valueName: "key"))
+    var key: [String] = []
+
+    func run() async throws {
+        let console = database.environment.console
+        let store = try await database.openStore()
+        var pipelines = try database.pipelines()
+        if !processor.isEmpty {
+            let known = Set(pipelines.flatMap { $0.processors.map(\.name) })
+            if let unknown = processor.first(where: { !known.contains($0) }) {
+                throw RederiveError(.unknownName, "no processor named \"\(unknown)\" (registered: \(known.sorted().joined(separator: ", ")))")
+            }
+            pipelines = pipelines.filter { pipeline in processor.contains { pipeline.processor(named: $0) != nil } }
+        }
+        for pipeline in pipelines {
+            let names = processor.isEmpty ? nil : processor.filter { pipeline.processor(named: $0) != nil }
+            let marked = try await store.invalidate(pipeline, processors: names, keys: key.isEmpty ? nil : key)
+            let which = names ?? pipeline.processors.map(\.name)
+            console.line("marked \(Format.count(marked)) records of \(pipeline.table) stale for \(which.joined(separator: ", "))")
+        }
+    }
+}

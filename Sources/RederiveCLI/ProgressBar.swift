@@ -1,0 +1,113 @@
+import Foundation
+import Rederive
+import Synchronization
+
+/// A live bar on standard error: done/total, rate, time left and failures so far.
+final class ProgressBar: ProgressReporter {
+    private let console: Console
+    private let lastDrawn = Mutex<ContinuousClock.Instant?>(nil)
+    private static let width = 30
+
+    init(console: Console) {
+        self.console = console
+    }
+
+    func report(_ event: ProgressEvent) {
+        switch event {
+        case .started(_, let total):
+            draw(done: 0, total: total, rate: 0, failed: 0)
+        case .advanced(let progress):
+            let now = ContinuousClock.now
+            let due = lastDrawn.withLock { last in
+                guard last.map({ now - $0 >= .milliseconds(100) }) ?? true else { return false }
+                last = now
+                return true
+            }
+            if due || progress.done == progress.total {
+                draw(done: progress.done, total: progress.total, rate: progress.rate, failed: progress.failed)
+            }
+        case .finished:
+            console.writeError("\n")
+        }
+    }
+
+    private func draw(done: Int, total: Int, rate: Double, failed: Int) {
+        let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 1
+        let filled = Int((fraction * Double(Self.width)).rounded(.down))
+        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: Self.width - filled)
+        let remaining = rate > 0 ? Double(total - done) / rate : .infinity
+        let text = "\(bar) \(Format.count(done))/\(Format.count(total)) "
+            + String(format: "%3.0f%%", fraction * 100)
+            + "  \(Format.rate(rate)) rec/s  ETA \(done >= total ? "0:00" : Format.clock(remaining))"
+            + "  failures \(Format.count(failed))"
+        console.writeError("\r\u{1B}[2K" + text)
+    }
+}
+
+/// A line every few seconds, for logs and pipes.
+final class PlainProgress: ProgressReporter {
+    private let console: Console
+    private let interval: Duration
+    private let lastWritten = Mutex<ContinuousClock.Instant>(.now)
+
+    init(console: Console, interval: Duration = .seconds(5)) {
+        self.console = console
+        self.interval = interval
+    }
+
+    func report(_ event: ProgressEvent) {
+        switch event {
+        case .started(let runID, let total):
+            console.errorLine("run \(runID): \(Format.count(total)) records to derive")
+        case .advanced(let progress):
+            let now = ContinuousClock.now
+            let due = lastWritten.withLock { last in
+                guard now - last >= interval else { return false }
+                last = now
+                return true
+            }
+            guard due else { return }
+            let percent = progress.total > 0 ? Double(progress.done) * 100 / Double(progress.total) : 100
+            console.errorLine(
+                "run \(progress.runID): \(Format.count(progress.done))/\(Format.count(progress.total)) "
+                    + String(format: "(%.0f%%)", percent)
+                    + ", \(Format.rate(progress.rate)) records/s, \(Format.count(progress.failed)) failed"
+            )
+        case .finished:
+            break
+        }
+    }
+}
+
+/// One JSON object per event on standard output, for programs that watch a run.
+final class JSONLinesProgress: ProgressReporter {
+    private let console: Console
+
+    init(console: Console) {
+        self.console = console
+    }
+
+    func report(_ event: ProgressEvent) {
+        let object: [String: Any] = switch event {
+        case .started(let runID, let total):
+            ["event": "started", "runId": runID, "total": total]
+        case .advanced(let progress):
+            [
+                "event": "progress", "runId": progress.runID, "pipeline": progress.pipeline,
+                "done": progress.done, "total": progress.total, "failed": progress.failed,
+                "rate": (progress.rate * 10).rounded() / 10,
+            ]
+        case .finished(let summary):
+            [
+                "event": "finished", "runId": summary.runID, "status": summary.status.rawValue,
+                "derived": summary.counts.derived, "unchanged": summary.counts.unchanged,
+                "failed": summary.counts.failed, "skipped": summary.counts.skipped,
+                "seconds": (summary.elapsed.secondsValue * 1000).rounded() / 1000,
+                "rate": (summary.rate * 10).rounded() / 10,
+            ]
+        }
+        if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) {
+            console.line(String(decoding: data, as: UTF8.self))
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import ArgumentParser
+import Foundation
+import Rederive
+import RederiveCodec
+import RederiveSQLite
+
+/// `rederive run`: derive every stale record.
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Derive every stale record.",
+        discussion: """
+            Records whose last attempt failed are retried only with --retry-failed, or once their payload or \
+            the processor's version changed. Exit status: 0 when no record failed, 3 when the run finished \
+            but some records failed (see `rederive failures`), 130 when interrupted (run again to resume), \
+            1 for a fatal error.
+            """
+    )
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(help: "Workers that inflate, decode and derive at once (default: the number of cores).")
+    var parallel: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(help: "Records committed per transaction.")
+    var batchSize: Int = 500
+
+    @Option(help: ArgumentHelp("Bring only this processor up to date (repeatable).", valueName: "name"))
+    var processor: [String] = []
+
+    @Option(help: "Derive at most this many records.")
+    var limit: Int?
+
+    @Flag(help: "Also retry records whose last attempt at this version and payload failed.")
+    var retryFailed = false
+
+    @Option(help: "Progress display: auto, bar, plain, json or none.")
+    var progress: ProgressStyle = .auto
+
+    @Option(help: ArgumentHelp("Derive at most this many records per second.", valueName: "records"))
+    var maxRate: Double?
+
+    @Option(help: ArgumentHelp("Fail payloads that inflate to more than this many MiB.", valueName: "MiB"))
+    var maxPayloadSize: Int = PayloadCodec.defaultMaximumSize >> 20
+
+    func validate() throws {
+        if parallel < 1 { throw ValidationError("--parallel must be at least 1") }
+        if batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
+        if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
+        if let maxRate, !(maxRate > 0) { throw ValidationError("--max-rate must be positive") }
+        if maxPayloadSize < 1 { throw ValidationError("--max-payload-size must be at least 1 MiB") }
+    }
+
+    func run() async throws {
+        let console = database.environment.console
+        let store = try await database.openStore()
+        let configuration = Runner.Configuration(
+            parallelism: parallel,
+            batchSize: batchSize,
+            processors: processor.isEmpty ? nil : Set(processor),
+            retryFailed: retryFailed,
+            limit: limit,
+            maximumPayloadSize: maxPayloadSize << 20,
+            maximumRate: maxRate
+        )
+        let runner = Runner(
+            store: store,
+            pipelines: try database.pipelines(),
+            configuration: configuration,
+            progress: progress.reporter(console: console)
+        )
+        let task = Task { try await runner.run() }
+        let signals = SignalCancellation(cancelling: task, console: console)
+        defer { signals.stop() }
+        let summary = try await task.value
+
+        if progress != .json {
+            console.line(Self.describe(summary))
+        }
+        if summary.counts.failed > 0, progress != .json {
+            console.line("\(Format.count(summary.counts.failed)) records failed; list them with `rederive failures --run \(summary.runID)`.")
+        }
+        if summary.status == .interrupted {
+            throw CommandFailure(status: ExitStatus.interrupted)
+        }
+        if summary.counts.failed > 0 {
+            throw CommandFailure(status: ExitStatus.someFailed)
+        }
+    }
+
+    static func describe(_ summary: RunSummary) -> String {
+        let counts = summary.counts
+        var parts = [
+            "\(Format.count(counts.derived)) derived",
+            "\(Format.count(counts.unchanged)) unchanged",
+            "\(Format.count(counts.failed)) failed",
+        ]
+        if counts.skipped > 0 {
+            parts.append("\(Format.count(counts.skipped)) skipped (payload changed during the run)")
+        }
+        return "run \(summary.runID) \(summary.status.rawValue): " + parts.joined(separator: ", ")
+            + " in \(Format.seconds(summary.elapsed.secondsValue)) (\(Format.rate(summary.rate)) records/s)"
+    }
+}

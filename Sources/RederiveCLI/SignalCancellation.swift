@@ -1,0 +1,31 @@
+@preconcurrency import Dispatch
+import Foundation
+
+/// Cancels a task on SIGINT or SIGTERM, so that a run stops cleanly between records.
+/// A second signal ends the process at once.
+final class SignalCancellation: Sendable {
+    private let sources: [any DispatchSourceSignal]
+
+    init(cancelling task: Task<some Sendable, any Error>, console: Console) {
+        sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                console.errorLine("\nrederive: stopping after the batches in flight are committed (signal again to quit now)")
+                signal(number, SIG_DFL)
+                task.cancel()
+            }
+            source.resume()
+            return source
+        }
+    }
+
+    /// Restores the default signal behaviour.
+    func stop() {
+        for source in sources {
+            source.cancel()
+        }
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+    }
+}

@@ -1,0 +1,55 @@
+import ArgumentParser
+import Foundation
+import Rederive
+import RederiveSQLite
+
+/// `rederive status`: how current each processor's values are.
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show, for each processor, how many records are up to date, stale and failed.",
+        discussion: "Stale counts every record that is not up to date, failed ones included."
+    )
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(help: "table or json.")
+    var format: OutputFormat = .table
+
+    func validate() throws {
+        if format == .csv { throw ValidationError("status is written as table or json") }
+    }
+
+    func run() async throws {
+        let console = database.environment.console
+        let store = try await database.openStore()
+        var statuses: [ProcessorStatus] = []
+        var records = 0
+        for pipeline in try database.pipelines() {
+            let status = try await store.status(of: pipeline)
+            records += status.first?.records ?? 0
+            statuses += status
+        }
+        switch format {
+        case .json:
+            try console.json([
+                "records": records,
+                "processors": statuses.map { status in
+                    [
+                        "pipeline": status.pipeline, "name": status.name, "version": status.version,
+                        "upToDate": status.upToDate, "stale": status.stale, "failed": status.failed,
+                    ] as [String: Any]
+                },
+            ] as [String: Any])
+        case .table, .csv:
+            console.line("\(database.databasePath): \(Format.count(records)) records")
+            console.line(Format.table(
+                ["pipeline", "processor", "version", "up to date", "stale", "failed"],
+                statuses.map {
+                    [$0.pipeline, $0.name, String($0.version), Format.count($0.upToDate), Format.count($0.stale), Format.count($0.failed)]
+                },
+                numeric: [2, 3, 4, 5]
+            ))
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Rederive
+import RederiveCodec
+import RederiveSQLite
+
+/// Writes a deterministic synthetic corpus into a pipeline's table, with a fraction of broken payloads.
+struct SyntheticCorpus {
+    let source: SampleSource
+    let pipeline: Pipeline
+    let seed: UInt64
+    /// The share of records whose payload is deliberately broken, from 0 to 1.
+    let corruptFraction: Double
+
+    /// What was written.
+    struct Outcome {
+        var counts = ImportCounts()
+        /// Broken records by defect.
+        var broken: [String: Int] = [:]
+        var brokenTotal: Int { broken.values.reduce(0, +) }
+    }
+
+    func key(_ index: Int) -> String {
+        "synthetic-\(seed)-" + String(index).leftPadded(to: 7)
+    }
+
+    /// The stored bytes of record `index`, and its defect when it is broken.
+    func record(_ index: Int) -> (payload: [UInt8], defect: String?) {
+        var random = SeededRandom(seed: seed, index: index)
+        guard Double(random.next() >> 11) / Double(1 << 53) < corruptFraction else {
+            return (PayloadCodec.encode(source.make(seed, index)), nil)
+        }
+        let valid = PayloadCodec.encode(source.make(seed, index))
+        switch random.next() % 5 {
+        case 0:
+            let cut = max(2, valid.count / 2 + Int(random.next() % UInt64(max(1, valid.count / 4))))
+            return (Array(valid.prefix(cut)), "truncated zlib stream")
+        case 1:
+            var flipped = valid
+            flipped[flipped.count - 1] ^= 0xFF
+            return (flipped, "bad zlib checksum")
+        case 2:
+            return ((0..<512).map { _ in UInt8.random(in: 0...255, using: &random) }, "random bytes")
+        default:
+            let broken = source.makeBroken(seed, index)
+            return (PayloadCodec.encode(broken.json), broken.defect)
+        }
+    }
+
+    /// Makes `count` records on all cores and writes them in transactions of a few hundred.
+    func write(count: Int, to store: SQLiteStore, progress: (Int) -> Void = { _ in }) async throws -> Outcome {
+        var outcome = Outcome()
+        let chunk = 256
+        var start = 0
+        while start < count {
+            let indices = Array(start..<min(count, start + chunk))
+            let made = await withTaskGroup(of: (Int, [UInt8], String?).self) { group in
+                for index in indices {
+                    group.addTask { let made = record(index); return (index, made.payload, made.defect) }
+                }
+                var made: [(Int, [UInt8], String?)] = []
+                for await item in group { made.append(item) }
+                return made.sorted { $0.0 < $1.0 }
+            }
+            for (_, _, defect) in made {
+                if let defect { outcome.broken[defect, default: 0] += 1 }
+            }
+            let counts = try await store.importPayloads(made.map { (key($0.0), $0.1) }, into: pipeline)
+            outcome.counts.inserted += counts.inserted
+            outcome.counts.replaced += counts.replaced
+            outcome.counts.unchanged += counts.unchanged
+            start += chunk
+            progress(min(count, start))
+        }
+        return outcome
+    }
+}
+
+extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import GRDB
+import Rederive
+import RederiveCLI
+import RoomScan
+
+/// Runs `rederive` command lines in-process against one temporary database and keeps their output.
+struct CommandHarness {
+    let directory: URL
+    var databasePath: String { directory.appendingPathComponent("rederive.sqlite").path }
+
+    /// The outcome of one command line.
+    struct Outcome {
+        let status: Int32
+        let output: String
+        let errors: String
+    }
+
+    static func withHarness<T>(_ body: (CommandHarness) async throws -> T) async throws -> T {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("rederive-cli-tests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        return try await body(CommandHarness(directory: directory))
+    }
+
+    static let samples = SampleSource(
+        pipeline: RoomScan.pipeline.name,
+        make: { seed, index in RoomScanGenerator(seed: seed).scan(at: index) },
+        makeBroken: { seed, index in RoomScanGenerator(seed: seed).brokenScan(at: index) }
+    )
+
+    @discardableResult
+    func rederive(_ arguments: String...) async throws -> Outcome {
+        try await rederive(arguments)
+    }
+
+    @discardableResult
+    func rederive(_ arguments: [String]) async throws -> Outcome {
+        let captured = CapturedConsole()
+        let environment = CommandEnvironment(
+            registry: try Registry([RoomScan.pipeline]),
+            samples: [Self.samples],
+            console: captured.console,
+            variables: ["REDERIVE_DB": databasePath]
+        )
+        let status = await RederiveCommand.execute(arguments, in: environment)
+        return Outcome(status: status, output: captured.standardOutput, errors: captured.standardError)
+    }
+
+    /// A plain connection, as another program would open the database.
+    func connection() throws -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        return try DatabaseQueue(path: databasePath, configuration: configuration)
+    }
+
+    func file(_ name: String, _ contents: String) throws -> String {
+        let url = directory.appendingPathComponent(name)
+        try Data(contents.utf8).write(to: url)
+        return url.path
+    }
+}
+
+/// The real RoomPlan exports kept with the RoomScan tests, and their independently computed values.
+enum RealExports {
+    static let directory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("RoomScanTests/Fixtures", isDirectory: true)
+
+    static var exportsDirectory: String { directory.appendingPathComponent("roomplan").path }
+
+    static var names: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: exportsDirectory)) ?? [])
+            .filter { $0.hasSuffix(".json") }
+            .sorted()
+    }
+
+    static func bytes(_ name: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: URL(fileURLWithPath: exportsDirectory).appendingPathComponent(name)))
+    }
+
+    /// Column values per file name, computed by `expected_values.py`.
+    static func expected() throws -> [String: [String: Any]] {
+        let data = try Data(contentsOf: directory.appendingPathComponent("expected.json"))
+        let root = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        return root?["fixtures"] as? [String: [String: Any]] ?? [:]
+    }
+}
