@@ -1,0 +1,56 @@
+import Foundation
+import GRDB
+import Rederive
+import RederiveCodec
+import RederiveSQLite
+import Testing
+
+@Suite("README example")
+struct ReadmeExampleTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The lines between the begin and end markers of a file.
+    static func excerpt(_ text: String) -> String {
+        let lines = text.components(separatedBy: "\n")
+        guard let begin = lines.firstIndex(where: { $0.contains("README example begin") }),
+              let end = lines.firstIndex(where: { $0.contains("README example end") })
+        else { return "" }
+        return lines[(begin + 1)..<end].joined(separator: "\n")
+    }
+
+    @Test func theReadmeShowsExactlyTheCodeThisTestCompiles() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let source = try String(contentsOf: Self.root.appendingPathComponent("Tests/RederiveTests/ReadmeExample.swift"), encoding: .utf8)
+        let code = Self.excerpt(source)
+        #expect(!code.isEmpty)
+        #expect(readme.contains("```swift\nimport Rederive\n\n" + code + "\n```"))
+    }
+
+    @Test func theExamplePipelineDerivesAndReportsItsFailure() async throws {
+        try await withTemporaryDatabase { path in
+            let store = try SQLiteStore(path: path)
+            try await store.prepare(recipes)
+            let payloads: [(String, String)] = [
+                ("pancakes", #"{"title": "Pancakes", "ingredients": ["flour", "milk", "eggs"], "minutes": 15}"#),
+                ("stew", #"{"title": "Stew", "ingredients": ["beef", "carrots"], "minutes": 180}"#),
+                ("mystery", #"{"title": "Mystery", "ingredients": []}"#),
+            ]
+            for (slug, json) in payloads {
+                try appExecute(path, "INSERT INTO recipes (slug, json) VALUES (?, ?)", [slug, Data(PayloadCodec.encode(Array(json.utf8)))])
+            }
+            let summary = try await Runner(store: store, pipelines: [recipes]).run()
+            #expect(summary.counts == RunCounts(derived: 2, failed: 1))
+            let rows = try appConnection(path).read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT r.slug, d.ingredient_count, d.is_quick FROM recipes r JOIN recipes_derived d ON d.id = r.id ORDER BY r.slug
+                    """)
+            }
+            #expect(rows.map { $0["slug"] as String } == ["mystery", "pancakes", "stew"])
+            #expect(rows.map { $0["ingredient_count"] as Int } == [0, 3, 2])
+            #expect(rows.map { $0["is_quick"] as Int? } == [nil, 1, 0])
+            let failures = try await store.failures(of: recipes, filter: FailureFilter())
+            #expect(failures.map(\.message) == ["the recipe has no cooking time"])
+            #expect(failures.map(\.key) == ["mystery"])
+        }
+    }
+}
