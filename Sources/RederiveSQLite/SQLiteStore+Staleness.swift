@@ -54,7 +54,7 @@ extension SQLiteStore {
     }
 
     /// A payload as stored, BLOB or TEXT; nil when NULL.
-    private static func payloadBytes(_ row: Row) -> [UInt8]? {
+    static func payloadBytes(_ row: Row) -> [UInt8]? {
         switch row[0] as DatabaseValue {
         case let value where value.isNull:
             nil

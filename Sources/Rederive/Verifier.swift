@@ -1,0 +1,192 @@
+import RederiveCodec
+
+/// Re-derives stored records in memory, writing nothing, and lists every stored value that differs
+/// from what the current processors produce from the record's current payload.
+///
+/// It answers "can I trust these columns?" after an incident or before trusting a restored backup.
+///
+/// Which values are compared: a processor's values of a record are compared when rederive wrote them
+/// (the record has a stamp for the processor, from any version, current or not) or when they differ
+/// from the columns' declared defaults (someone else wrote them). Values never written make no claim
+/// and are counted in ``Report/notDerived``; a record that fails now and holds no values is only a
+/// failure, listed by `rederive failures`. A record with stored values that fails to derive now
+/// differs in each of those columns, with the failure as the derived side.
+///
+/// Stale records are compared too: after a version bump their values differ until the next run.
+/// ``Difference/upToDate`` tells those apart from values that a current stamp vouches for, which
+/// should never differ.
+///
+/// ```swift
+/// let report = try await Verifier(source: store, pipelines: [RoomScan.pipeline]).verify()
+/// for difference in report.differences { print(difference.key ?? "", difference.column) }
+/// ```
+public struct Verifier: Sendable {
+    /// Which records to verify.
+    public enum Scope: Sendable, Hashable {
+        /// Every record.
+        case all
+        /// Up to this many records chosen at random.
+        case sample(Int)
+    }
+
+    /// One stored value that is not what the current processor produces.
+    public struct Difference: Sendable, Hashable {
+        public let pipeline: String
+        public let recordID: Int64
+        public let key: String?
+        public let processor: String
+        public let column: String
+        public let stored: DerivedValue
+        /// The value derived now; nil when deriving failed.
+        public let derived: DerivedValue?
+        /// Why deriving failed now, when it did: the kind and message a run would record.
+        public let failure: String?
+        /// Whether a current stamp at the processor's version claims the stored value is right.
+        public let upToDate: Bool
+    }
+
+    /// What a verification found.
+    public struct Report: Sendable {
+        /// Records read.
+        public var records = 0
+        /// Record and processor pairs whose stored values were compared.
+        public var compared = 0
+        /// Record and processor pairs without stored values, not compared.
+        public var notDerived = 0
+        /// Every differing value, in record and column order.
+        public var differences: [Difference] = []
+
+        public init() {}
+    }
+
+    public let source: any VerificationSource
+    public let pipelines: [Pipeline]
+    public let scope: Scope
+    public let parallelism: Int
+    public let maximumPayloadSize: Int
+
+    public init(
+        source: any VerificationSource,
+        pipelines: [Pipeline],
+        scope: Scope = .all,
+        parallelism: Int = 4,
+        maximumPayloadSize: Int = PayloadCodec.defaultMaximumSize
+    ) {
+        self.source = source
+        self.pipelines = pipelines
+        self.scope = scope
+        self.parallelism = max(1, parallelism)
+        self.maximumPayloadSize = maximumPayloadSize
+    }
+
+    /// Reads and re-derives the records in scope and returns every difference.
+    public func verify() async throws -> Report {
+        var report = Report()
+        let pageSize = 500
+        for pipeline in pipelines {
+            switch scope {
+            case .all:
+                var cursor: Int64?
+                while true {
+                    let page = try await source.storedRecords(of: pipeline, after: cursor, limit: pageSize)
+                    guard let last = page.last else { break }
+                    await check(page, pipeline: pipeline, into: &report)
+                    cursor = last.recordID
+                }
+            case .sample(let count):
+                let ids = try await source.sampleRecordIDs(of: pipeline, count: count)
+                for start in stride(from: 0, to: ids.count, by: pageSize) {
+                    let page = try await source.storedRecords(of: pipeline, ids: Array(ids[start..<min(start + pageSize, ids.count)]))
+                    await check(page, pipeline: pipeline, into: &report)
+                }
+            }
+        }
+        return report
+    }
+
+    /// Compares a page of records on `parallelism` workers; differences keep the page's order.
+    private func check(_ page: [StoredRecord], pipeline: Pipeline, into report: inout Report) async {
+        let codec = PayloadCodec(maximumSize: maximumPayloadSize)
+        let workers = min(parallelism, page.count)
+        let partial = await withTaskGroup(of: (Int, Report).self) { group in
+            for worker in 0..<workers {
+                group.addTask {
+                    var part = Report()
+                    for index in stride(from: worker, to: page.count, by: workers) {
+                        Self.compare(page[index], pipeline: pipeline, codec: codec, into: &part)
+                    }
+                    return (worker, part)
+                }
+            }
+            var parts: [(Int, Report)] = []
+            for await part in group { parts.append(part) }
+            return parts
+        }
+        var differences: [Difference] = []
+        for (_, part) in partial {
+            report.records += part.records
+            report.compared += part.compared
+            report.notDerived += part.notDerived
+            differences += part.differences
+        }
+        let order = Dictionary(pipeline.outputColumns.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+        report.differences += differences.sorted {
+            ($0.recordID, order[$0.column] ?? 0) < ($1.recordID, order[$1.column] ?? 0)
+        }
+    }
+
+    /// Re-derives one record and compares each processor's stored values with the derived ones.
+    static func compare(_ record: StoredRecord, pipeline: Pipeline, codec: PayloadCodec, into report: inout Report) {
+        report.records += 1
+        let processors = pipeline.processors
+        let claimed = processors.indices.filter { index in
+            let columns = processors[index].columns
+            let defaults = columns.map { $0.defaultValue.stored(in: $0.type) }
+            let stored = zip(record.values[index], columns).map { $0.stored(in: $1.type) }
+            return record.stamps[index] != nil || stored != defaults
+        }
+        report.notDerived += processors.count - claimed.count
+        guard !claimed.isEmpty else { return }
+        report.compared += claimed.count
+        let result = Runner.derive(
+            PendingRecord(recordID: record.recordID, payload: record.payload, generation: 0, staleProcessors: claimed),
+            pipeline: pipeline,
+            codec: codec
+        )
+        for (index, outcome) in result.outcomes {
+            let processor = processors[index]
+            let stamp = record.stamps[index]
+            let upToDate = stamp?.current == true && stamp?.version == processor.version
+            for (position, column) in processor.columns.enumerated() {
+                let stored = record.values[index][position].stored(in: column.type)
+                let derived: DerivedValue?
+                let failure: String?
+                switch outcome {
+                case .derived(let values):
+                    derived = values[position].stored(in: column.type)
+                    failure = nil
+                case .failed(let kind, let message):
+                    derived = nil
+                    failure = "\(kind.rawValue): \(message)"
+                }
+                guard derived != stored else { continue }
+                report.differences.append(Difference(
+                    pipeline: pipeline.name, recordID: record.recordID, key: record.key, processor: processor.name,
+                    column: column.name, stored: stored, derived: derived, failure: failure, upToDate: upToDate
+                ))
+            }
+        }
+    }
+}
+
+extension DerivedValue {
+    /// The value as a column of `type` holds it once stored: SQLite keeps NaN as NULL and integers
+    /// in REAL columns as reals.
+    func stored(in type: ColumnType) -> DerivedValue {
+        switch (self, type) {
+        case (.real(let value), _) where value.isNaN: .null
+        case (.integer(let value), .real): .real(Double(value))
+        default: self
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import GRDB
+import Rederive
+
+/// Reading records as stored, for ``Verifier``: payload, derived values and stamps from one snapshot.
+extension SQLiteStore: VerificationSource {
+    public func storedRecords(of pipeline: Pipeline, after cursor: Int64?, limit: Int) async throws -> [StoredRecord] {
+        let tables = PipelineTables(pipeline)
+        return try await read { db in
+            try Self.storedRecords(db, tables, where: "t.\(tables.id) > ? ORDER BY t.\(tables.id) LIMIT ?", [cursor ?? Int64.min, limit])
+        }
+    }
+
+    public func storedRecords(of pipeline: Pipeline, ids: [Int64]) async throws -> [StoredRecord] {
+        guard !ids.isEmpty else { return [] }
+        let tables = PipelineTables(pipeline)
+        let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+        return try await read { db in
+            try Self.storedRecords(
+                db, tables, where: "t.\(tables.id) IN (\(placeholders)) ORDER BY t.\(tables.id)", StatementArguments(ids)
+            )
+        }
+    }
+
+    public func sampleRecordIDs(of pipeline: Pipeline, count: Int) async throws -> [Int64] {
+        let tables = PipelineTables(pipeline)
+        return try await read { db in
+            try Int64.fetchAll(
+                db, sql: "SELECT \(tables.id) FROM \(tables.table) ORDER BY random() LIMIT ?", arguments: [count]
+            ).sorted()
+        }
+    }
+
+    private static func storedRecords(
+        _ db: Database, _ tables: PipelineTables, where condition: String, _ arguments: StatementArguments
+    ) throws -> [StoredRecord] {
+        let pipeline = tables.pipeline
+        let columns = pipeline.outputColumns.map { "d.\(SQL.identifier($0.name))" }
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT t.\(tables.id), \(tables.keyExpression), t.\(tables.payload)\(columns.map { ", " + $0 }.joined())
+            FROM \(tables.table) t LEFT JOIN \(tables.destination) d ON d.\(tables.destinationID) = t.\(tables.id)
+            WHERE \(condition)
+            """, arguments: arguments)
+        let stampsOfRecord = try db.cachedStatement(
+            sql: "SELECT processor, version, current FROM rederive_stamps WHERE source = ? AND record_id = ?"
+        )
+        return try rows.map { row in
+            let recordID: Int64 = row[0]
+            var stamps: [String: StoredRecord.Stamp] = [:]
+            for stamp in try Row.fetchAll(stampsOfRecord, arguments: [pipeline.table, recordID]) {
+                stamps[stamp[0]] = StoredRecord.Stamp(version: stamp[1], current: stamp[2])
+            }
+            var next = 3
+            let values = pipeline.processors.map { processor in
+                processor.columns.map { _ in
+                    defer { next += 1 }
+                    return DerivedValue(row[next] as DatabaseValue)
+                }
+            }
+            return StoredRecord(
+                recordID: recordID,
+                key: row[1],
+                payload: payloadBytes(Row(["payload": row[2] as DatabaseValue])),
+                values: values,
+                stamps: pipeline.processors.map { stamps[$0.name] }
+            )
+        }
+    }
+}
+
+extension DerivedValue {
+    /// A value as SQLite stored it.
+    init(_ value: DatabaseValue) {
+        switch value.storage {
+        case .null: self = .null
+        case .int64(let number): self = .integer(number)
+        case .double(let number): self = .real(number)
+        case .string(let text): self = .text(text)
+        case .blob(let data): self = .blob([UInt8](data))
+        }
+    }
+}
