@@ -33,6 +33,7 @@ public struct RederiveCommand: AsyncParsableCommand {
             InvalidateCommand.self,
             HistoryCommand.self,
             GenerateCommand.self,
+            VerifyCommand.self,
         ]
     )
 

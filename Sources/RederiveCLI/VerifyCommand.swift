@@ -1,0 +1,107 @@
+import ArgumentParser
+import Foundation
+import Rederive
+import RederiveCodec
+import RederiveSQLite
+
+/// `rederive verify`: re-derive in memory and list stored values that differ, writing nothing.
+struct VerifyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Re-derive records in memory and list stored values that differ from what the processors produce now.",
+        discussion: """
+            Writes nothing. Compares a processor's values of a record when rederive wrote them (any stamp) or \
+            when they differ from the columns' defaults; records never derived are not compared. Stale records \
+            are compared too (state "stale"); they differ until the next run. Exit status: 0 when everything \
+            matches, 4 when some value differs, 1 for a fatal error.
+            """
+    )
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Flag(help: "Verify every record (the default).")
+    var all = false
+
+    @Option(help: ArgumentHelp("Verify this many records chosen at random.", valueName: "N"))
+    var sample: Int?
+
+    @Option(help: "table or json.")
+    var format: OutputFormat = .table
+
+    @Option(help: "Workers that inflate, decode and derive at once (default: the number of cores).")
+    var parallel: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(help: ArgumentHelp("Fail payloads that inflate to more than this many MiB.", valueName: "MiB"))
+    var maxPayloadSize: Int = PayloadCodec.defaultMaximumSize >> 20
+
+    func validate() throws {
+        if all, sample != nil { throw ValidationError("choose either --all or --sample") }
+        if let sample, sample < 1 { throw ValidationError("--sample must be at least 1") }
+        if format == .csv { throw ValidationError("verify is written as table or json") }
+        if parallel < 1 { throw ValidationError("--parallel must be at least 1") }
+        if maxPayloadSize < 1 { throw ValidationError("--max-payload-size must be at least 1 MiB") }
+    }
+
+    func run() async throws {
+        let console = database.environment.console
+        let store = try await database.openStore()
+        let verifier = Verifier(
+            source: store,
+            pipelines: try database.pipelines(),
+            scope: sample.map(Verifier.Scope.sample) ?? .all,
+            parallelism: parallel,
+            maximumPayloadSize: maxPayloadSize << 20
+        )
+        let report = try await verifier.verify()
+        switch format {
+        case .json:
+            try console.json([
+                "records": report.records,
+                "compared": report.compared,
+                "notDerived": report.notDerived,
+                "differences": report.differences.map { difference in
+                    [
+                        "pipeline": difference.pipeline, "recordId": difference.recordID, "key": difference.key ?? NSNull(),
+                        "processor": difference.processor, "column": difference.column,
+                        "stored": Self.json(difference.stored), "derived": difference.derived.map(Self.json) ?? NSNull(),
+                        "failure": difference.failure ?? NSNull(), "upToDate": difference.upToDate,
+                    ] as [String: Any]
+                },
+            ] as [String: Any])
+        case .table, .csv:
+            if !report.differences.isEmpty {
+                console.line(Format.table(
+                    ["key", "processor", "column", "stored", "derived", "state"],
+                    report.differences.map {
+                        [
+                            $0.key ?? "#\($0.recordID)", $0.processor, $0.column, $0.stored.description,
+                            $0.derived?.description ?? "(\($0.failure ?? "failed"))", $0.upToDate ? "up to date" : "stale",
+                        ]
+                    }
+                ))
+            }
+            let differing = Set(report.differences.map { "\($0.pipeline)/\($0.recordID)" }).count
+            console.line(
+                "verified \(Format.count(report.records)) records: "
+                    + (report.differences.isEmpty
+                        ? "every stored value matches"
+                        : "\(Format.count(report.differences.count)) values of \(Format.count(differing)) records differ")
+                    + (report.notDerived > 0 ? " (\(Format.count(report.notDerived)) processor values never derived, not compared)" : "")
+            )
+        }
+        if !report.differences.isEmpty {
+            throw CommandFailure(status: ExitStatus.mismatch)
+        }
+    }
+
+    /// A value as JSON: numbers, strings and null as themselves, blobs as base64.
+    static func json(_ value: DerivedValue) -> Any {
+        switch value {
+        case .null: NSNull()
+        case .integer(let number): number
+        case .real(let number): number.isFinite ? number as Any : String(number)
+        case .text(let text): text
+        case .blob(let bytes): Data(bytes).base64EncodedString()
+        }
+    }
+}
