@@ -15,7 +15,14 @@ struct DatabaseOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Act on this pipeline only (all registered pipelines by default).", valueName: "name"))
     var pipeline: String?
 
+    @Option(help: ArgumentHelp("Seconds to wait for another connection's write lock before failing.", valueName: "seconds"))
+    var busyTimeout: Double = SQLiteStore.defaultBusyTimeout
+
     var environment: CommandEnvironment { CommandEnvironment.current }
+
+    func validate() throws {
+        if !(busyTimeout >= 0 && busyTimeout.isFinite) { throw ValidationError("--busy-timeout must be a number of seconds") }
+    }
 
     var databasePath: String {
         path ?? environment.variables["REDERIVE_DB"] ?? "rederive.sqlite"
@@ -44,7 +51,7 @@ struct DatabaseOptions: ParsableArguments {
 
     /// Opens the database and prepares the pipelines the command acts on.
     func openStore() async throws -> SQLiteStore {
-        let store = try SQLiteStore(path: databasePath)
+        let store = try SQLiteStore(path: databasePath, busyTimeout: busyTimeout)
         for pipeline in try pipelines() {
             try await store.prepare(pipeline)
         }
