@@ -18,6 +18,8 @@ extension Runner {
         public var maximumPayloadSize: Int
         /// Records per second the run does not exceed, for databases that must not be saturated.
         public var maximumRate: Double?
+        /// Where records are derived; the runner's own concurrent workers when nil.
+        public var deriver: (any RecordDeriver)? = nil
 
         public init(
             parallelism: Int = ProcessInfo.processInfo.activeProcessorCount,

@@ -116,7 +116,11 @@ public struct Runner: Sendable {
             async let nextBatch = nextLimit > 0 ? store.pendingRecords(plan, after: cursor, limit: nextLimit) : []
             let previous = uncommitted
             async let committed = store.commit(previous, plan: plan, runID: state.runID)
-            let results = await deriveConcurrently(batch, pipeline: plan.pipeline)
+            let results = if let deriver = configuration.deriver {
+                await deriver.derive(batch, pipeline: plan.pipeline, maximumPayloadSize: configuration.maximumPayloadSize)
+            } else {
+                await deriveConcurrently(batch, pipeline: plan.pipeline)
+            }
             let counts = try await committed
             state.record(counts, pipeline: plan.pipeline.name, progress: progress)
             batch = try await nextBatch
@@ -179,8 +183,9 @@ public struct Runner: Sendable {
         return slots.compactMap { $0 }
     }
 
-    /// Everything that happens to one record between reading and committing it.
-    static func derive(_ record: PendingRecord, pipeline: Pipeline, codec: PayloadCodec) -> RecordResult {
+    /// Everything that happens to one record between reading and committing it: inflate, decode,
+    /// run its stale processors. Never throws; every problem is a failure outcome.
+    public static func derive(_ record: PendingRecord, pipeline: Pipeline, codec: PayloadCodec) -> RecordResult {
         func failingAll(_ kind: FailureKind, _ message: String, digest: Int64) -> RecordResult {
             RecordResult(
                 recordID: record.recordID,
