@@ -34,6 +34,7 @@ public struct RederiveCommand: AsyncParsableCommand {
             HistoryCommand.self,
             GenerateCommand.self,
             VerifyCommand.self,
+            WorkerCommand.self,
         ]
     )
 

@@ -43,6 +43,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Fail payloads that inflate to more than this many MiB.", valueName: "MiB"))
     var maxPayloadSize: Int = PayloadCodec.defaultMaximumSize >> 20
 
+    @Flag(help: "Derive in worker processes: a processor that crashes fails only the record it was deriving.")
+    var isolate = false
+
     func validate() throws {
         if parallel < 1 { throw ValidationError("--parallel must be at least 1") }
         if batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
@@ -54,7 +57,7 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         let console = database.environment.console
         let store = try await database.openStore()
-        let configuration = Runner.Configuration(
+        var configuration = Runner.Configuration(
             parallelism: parallel,
             batchSize: batchSize,
             processors: processor.isEmpty ? nil : Set(processor),
@@ -63,6 +66,9 @@ struct RunCommand: AsyncParsableCommand {
             maximumPayloadSize: maxPayloadSize << 20,
             maximumRate: maxRate
         )
+        let isolated = isolate ? IsolatedDeriver(parallelism: parallel, executable: IsolatedDeriver.currentExecutable()) : nil
+        configuration.deriver = isolated
+        defer { isolated?.shutdown() }
         let runner = Runner(
             store: store,
             pipelines: try database.pipelines(),

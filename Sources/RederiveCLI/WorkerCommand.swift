@@ -1,0 +1,30 @@
+import ArgumentParser
+import Rederive
+import RederiveCodec
+
+/// `rederive derive-worker`, hidden: a worker process of `run --isolate`. Reads length-prefixed
+/// records on standard input, derives each, and writes its result on standard output, until its
+/// input ends. A processor that traps ends this process only; the parent records the crash.
+struct WorkerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "derive-worker",
+        abstract: "Derive records sent on standard input (used by run --isolate).",
+        shouldDisplay: false
+    )
+
+    @Option(help: "The pipeline whose processors derive the records.")
+    var pipeline: String
+
+    @Option(help: "Fail payloads that inflate to more than this many bytes.")
+    var maxPayloadBytes: Int = PayloadCodec.defaultMaximumSize
+
+    func run() async throws {
+        let pipeline = try CommandEnvironment.current.registry.pipeline(named: pipeline)
+        let codec = PayloadCodec(maximumSize: maxPayloadBytes)
+        while let frame = Frames.receive(from: 0, maximum: WorkerMessages.maximumFrame) {
+            let record = try WorkerMessages.decodeRecord(frame)
+            let result = Runner.derive(record, pipeline: pipeline, codec: codec)
+            guard Frames.send(WorkerMessages.encode(result), to: 1) else { break }
+        }
+    }
+}

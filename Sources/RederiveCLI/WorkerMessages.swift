@@ -1,0 +1,146 @@
+import Foundation
+import Rederive
+
+/// The messages `run --isolate` exchanges with its worker processes over their standard input and
+/// output: each a frame of a 4-byte little-endian length and a body. The parent sends a
+/// ``PendingRecord``; the worker answers with its ``RecordResult``.
+enum WorkerMessages {
+    /// Frames larger than this are refused as corrupt: a payload is capped well below it.
+    static let maximumFrame = 1 << 31 - 1
+
+    static func encode(_ record: PendingRecord) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.integer(record.recordID)
+        writer.integer(record.generation)
+        writer.count(record.staleProcessors.count)
+        for index in record.staleProcessors { writer.count(index) }
+        if let payload = record.payload {
+            writer.byte(1)
+            writer.bytes(payload)
+        } else {
+            writer.byte(0)
+        }
+        return writer.data
+    }
+
+    static func decodeRecord(_ body: [UInt8]) throws -> PendingRecord {
+        var reader = ByteReader(body)
+        let recordID = try reader.integer()
+        let generation = try reader.integer()
+        let stale = try (0..<reader.count()).map { _ in try reader.count() }
+        let payload = try reader.byte() == 1 ? try reader.bytes() : nil
+        return PendingRecord(recordID: recordID, payload: payload, generation: generation, staleProcessors: stale)
+    }
+
+    static func encode(_ result: RecordResult) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.integer(result.recordID)
+        writer.integer(result.generation)
+        writer.integer(result.payloadDigest)
+        writer.count(result.outcomes.count)
+        for (processor, outcome) in result.outcomes {
+            writer.count(processor)
+            switch outcome {
+            case .derived(let values):
+                writer.byte(0)
+                writer.count(values.count)
+                for value in values { writer.value(value) }
+            case .failed(let kind, let message):
+                writer.byte(1)
+                writer.text(kind.rawValue)
+                writer.text(message)
+            }
+        }
+        return writer.data
+    }
+
+    static func decodeResult(_ body: [UInt8]) throws -> RecordResult {
+        var reader = ByteReader(body)
+        let recordID = try reader.integer()
+        let generation = try reader.integer()
+        let digest = try reader.integer()
+        let outcomes = try (0..<reader.count()).map { _ -> (processor: Int, outcome: ProcessorOutcome) in
+            let processor = try reader.count()
+            if try reader.byte() == 0 {
+                return (processor, .derived(try (0..<reader.count()).map { _ in try reader.value() }))
+            }
+            let kind = FailureKind(rawValue: try reader.text()) ?? .processor
+            return (processor, .failed(kind, try reader.text()))
+        }
+        return RecordResult(recordID: recordID, generation: generation, payloadDigest: digest, outcomes: outcomes)
+    }
+}
+
+/// A message that does not decode: the other side is not a worker speaking this protocol.
+struct MalformedMessage: Error, CustomStringConvertible {
+    var description: String { "malformed worker message" }
+}
+
+struct ByteWriter {
+    var data: [UInt8] = []
+
+    mutating func byte(_ value: UInt8) { data.append(value) }
+
+    mutating func integer(_ value: Int64) {
+        withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
+    }
+
+    mutating func count(_ value: Int) {
+        withUnsafeBytes(of: UInt32(truncatingIfNeeded: value).littleEndian) { data.append(contentsOf: $0) }
+    }
+
+    mutating func bytes(_ value: [UInt8]) {
+        count(value.count)
+        data.append(contentsOf: value)
+    }
+
+    mutating func text(_ value: String) { bytes(Array(value.utf8)) }
+
+    mutating func value(_ value: DerivedValue) {
+        switch value {
+        case .null: byte(0)
+        case .integer(let number): byte(1); integer(number)
+        case .real(let number): byte(2); integer(Int64(bitPattern: number.bitPattern))
+        case .text(let text): byte(3); self.text(text)
+        case .blob(let blob): byte(4); bytes(blob)
+        }
+    }
+}
+
+struct ByteReader {
+    private let data: [UInt8]
+    private var position = 0
+
+    init(_ data: [UInt8]) { self.data = data }
+
+    private mutating func take(_ count: Int) throws -> ArraySlice<UInt8> {
+        guard count >= 0, data.count - position >= count else { throw MalformedMessage() }
+        defer { position += count }
+        return data[position..<position + count]
+    }
+
+    mutating func byte() throws -> UInt8 { try take(1).first ?? 0 }
+
+    mutating func integer() throws -> Int64 {
+        try take(8).reversed().reduce(Int64(0)) { $0 << 8 | Int64($1) }
+    }
+
+    mutating func count() throws -> Int {
+        Int(try take(4).reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+    }
+
+    mutating func bytes() throws -> [UInt8] { Array(try take(try count())) }
+
+    mutating func text() throws -> String { String(decoding: try bytes(), as: UTF8.self) }
+
+    mutating func value() throws -> DerivedValue {
+        switch try byte() {
+        case 0: .null
+        case 1: .integer(try integer())
+        case 2: .real(Double(bitPattern: UInt64(bitPattern: try integer())))
+        case 3: .text(try text())
+        case 4: .blob(try bytes())
+        default: throw MalformedMessage()
+        }
+    }
+}
