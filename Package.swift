@@ -65,6 +65,12 @@ let package = Package(
             name: "rederive",
             dependencies: ["Rederive", "RederiveCLI", "RoomScan"]
         ),
+        // A rederive executable whose processor traps on some records, launched by the --isolate tests.
+        .executableTarget(
+            name: "rederive-trap-fixture",
+            dependencies: ["Rederive", "RederiveCLI"],
+            path: "Tests/TrapFixture"
+        ),
         .testTarget(
             name: "RederiveCodecTests",
             dependencies: ["RederiveCodec"]

@@ -1,4 +1,6 @@
 import Foundation
+import Glibc
+import RederiveCLI
 import Testing
 
 /// The already built `rederive` executable, run as a child process the way a user or a cron job
@@ -7,85 +9,79 @@ struct RederiveProcess {
     /// The outcome of a finished process.
     struct Outcome {
         let status: Int32
-        /// Whether the process ended by a signal rather than by exiting.
+        /// Whether the process ended by a signal (then `status` is the signal) rather than by exiting.
         let signaled: Bool
         let output: String
         let errors: String
     }
 
-    /// Where the build put `rederive`: next to the test bundle, in the products directory.
-    static func executable() throws -> URL {
+    /// Where the build put `rederive` (or another product): next to the test bundle, in the products directory.
+    static func executable(_ name: String = "rederive") throws -> URL {
         let candidates = [
             URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent(),
             Bundle.main.bundleURL,
             URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
                 .deletingLastPathComponent().appendingPathComponent(".build/debug"),
-        ].map { $0.appendingPathComponent("rederive") }
+        ].map { $0.appendingPathComponent(name) }
         guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-            throw ProcessError("the rederive executable is not built; run `swift build` first (looked in \(candidates.map(\.path)))")
+            throw ProcessError("the \(name) executable is not built; run `swift build` first (looked in \(candidates.map(\.path)))")
         }
         return found
     }
 
-    let process: Process
-    private let outputURL: URL
-    private let errorsURL: URL
+    let child: ChildProcess
+    private let outputPath: String
+    private let errorsPath: String
 
-    /// Starts `rederive arguments`, optionally through a wrapper command (`prlimit ...`, `setpriv ...`)
-    /// that ends by running its remaining arguments.
-    static func start(_ arguments: [String], wrapper: [String] = [], in directory: URL) throws -> RederiveProcess {
-        let executable = try executable()
-        let process = Process()
-        if let tool = wrapper.first {
-            process.executableURL = URL(fileURLWithPath: tool)
-            process.arguments = Array(wrapper.dropFirst()) + [executable.path] + arguments
-        } else {
-            process.executableURL = executable
-            process.arguments = arguments
-        }
+    /// Starts `program arguments`, optionally through a wrapper command (`/bin/sh -c ...`,
+    /// `/usr/bin/setpriv ...`) that ends by running its remaining arguments.
+    static func start(
+        _ arguments: [String], wrapper: [String] = [], in directory: URL, program: String = "rederive"
+    ) throws -> RederiveProcess {
+        let executable = try executable(program).path
         let name = UUID().uuidString
-        let outputURL = directory.appendingPathComponent("\(name).out")
-        let errorsURL = directory.appendingPathComponent("\(name).err")
-        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorsURL.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: outputURL)
-        process.standardError = try FileHandle(forWritingTo: errorsURL)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return RederiveProcess(process: process, outputURL: outputURL, errorsURL: errorsURL)
-    }
-
-    /// Runs `rederive arguments` to its end.
-    static func run(_ arguments: [String], wrapper: [String] = [], in directory: URL) async throws -> Outcome {
-        try await start(arguments, wrapper: wrapper, in: directory).wait()
-    }
-
-    /// Waits off the cooperative pool for the process to end.
-    func wait() async throws -> Outcome {
-        let process = self.process
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            Thread.detachNewThread {
-                process.waitUntilExit()
-                continuation.resume()
-            }
-        }
-        let output = String(decoding: try Data(contentsOf: outputURL), as: UTF8.self)
-        let errors = String(decoding: try Data(contentsOf: errorsURL), as: UTF8.self)
-        try? FileManager.default.removeItem(at: outputURL)
-        try? FileManager.default.removeItem(at: errorsURL)
-        return Outcome(
-            status: process.terminationStatus,
-            signaled: process.terminationReason == .uncaughtSignal,
-            output: output,
-            errors: errors
+        let outputPath = directory.appendingPathComponent("\(name).out").path
+        let errorsPath = directory.appendingPathComponent("\(name).err").path
+        let input = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        let output = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let errors = open(errorsPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        defer { [input, output, errors].forEach { _ = close($0) } }
+        guard input >= 0, output >= 0, errors >= 0 else { throw ProcessError("cannot open the output files in \(directory.path)") }
+        let child = try ChildProcess(
+            executable: wrapper.first ?? executable,
+            arguments: wrapper.isEmpty ? arguments : Array(wrapper.dropFirst()) + [executable] + arguments,
+            input: input, output: output, error: errors
         )
+        return RederiveProcess(child: child, outputPath: outputPath, errorsPath: errorsPath)
     }
 
-    var isRunning: Bool { process.isRunning }
+    /// Runs `program arguments` to its end.
+    static func run(
+        _ arguments: [String], wrapper: [String] = [], in directory: URL, program: String = "rederive"
+    ) async throws -> Outcome {
+        try await start(arguments, wrapper: wrapper, in: directory, program: program).wait()
+    }
+
+    /// Waits, off the cooperative pool, for the process to end, and reaps it. Call once.
+    func wait() async throws -> Outcome {
+        let child = self.child
+        let ending = await withCheckedContinuation { (continuation: CheckedContinuation<ChildProcess.Ending, Never>) in
+            Thread.detachNewThread { continuation.resume(returning: child.wait()) }
+        }
+        let output = String(decoding: try Data(contentsOf: URL(fileURLWithPath: outputPath)), as: UTF8.self)
+        let errors = String(decoding: try Data(contentsOf: URL(fileURLWithPath: errorsPath)), as: UTF8.self)
+        try? FileManager.default.removeItem(atPath: outputPath)
+        try? FileManager.default.removeItem(atPath: errorsPath)
+        switch ending {
+        case .exited(let status): return Outcome(status: status, signaled: false, output: output, errors: errors)
+        case .signaled(let signal): return Outcome(status: signal, signaled: true, output: output, errors: errors)
+        }
+    }
 
     /// Kills the process with SIGKILL: no handler, no cleanup, as a power cut or the OOM killer would.
+    /// Harmless when it already ended: it is not reaped before ``wait()``.
     func kill() {
-        Foundation.kill(process.processIdentifier, SIGKILL)
+        child.kill()
     }
 }
 

@@ -1,0 +1,33 @@
+import Foundation
+import Rederive
+import RederiveCLI
+
+/// A `rederive` executable for the `run --isolate` tests, whose processor traps on some records the
+/// way real bugs do: a force-unwrap of nil, an index out of range, a failed precondition.
+struct Item: Decodable, Sendable {
+    let label: String
+    let values: [Double]
+}
+
+let total = Processor<Item>(name: "total", version: 1, columns: [.real("total")]) { item in
+    switch item.label {
+    case "trap-unwrap":
+        let missing: Double? = item.values.first { $0 > 1e9 }
+        return [.real(missing!)]
+    case "trap-index":
+        return [.real(item.values[item.values.count + 5])]
+    case "trap-precondition":
+        precondition(item.values.isEmpty, "values must be empty")
+        return [.real(0)]
+    default:
+        return [.real(item.values.reduce(0, +))]
+    }
+}
+
+let count = Processor<Item>(name: "count", version: 1, columns: [.integer("value_count")]) { item in
+    [.integer(item.values.count)]
+}
+
+let items = Pipeline(name: "items", table: "items", keyColumn: "key", decoding: Item.self, processors: [total, count])
+
+await RederiveCommand.main(pipelines: [items])
