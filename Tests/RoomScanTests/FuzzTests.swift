@@ -1,0 +1,137 @@
+import Foundation
+import Rederive
+import RederiveCodec
+import RoomScan
+import Testing
+
+/// A seeded mutation fuzzer over the payload codec and the RoomScan decoder, seeded from the real
+/// exports (whole, and without their large `coreModel` so that more mutations run per second).
+///
+/// Each input is a real export, plain or compressed, with a few mutations: flipped bits, random
+/// bytes, inserted JSON tokens, deleted, duplicated or spliced ranges, truncation. Whatever comes
+/// out, decoding and deriving must not crash or hang, every failure must be one line, and every
+/// value derived must be finite. It runs for `REDERIVE_FUZZ_SECONDS` (default 10) with seed
+/// `REDERIVE_FUZZ_SEED` (default 1); the same seed produces the same inputs in the same order, and
+/// `REDERIVE_FUZZ_TRACE=1` prints each iteration's number before it runs, to find one that crashes.
+/// Every crash found becomes a regression test in ``HostileInputTests`` or below.
+@Suite("Fuzzing the codec and the RoomScan decoder", .timeLimit(.minutes(2)))
+struct FuzzTests {
+    static let environment = ProcessInfo.processInfo.environment
+    static let seconds = Double(environment["REDERIVE_FUZZ_SECONDS"] ?? "") ?? 10
+    static let seed = UInt64(environment["REDERIVE_FUZZ_SEED"] ?? "") ?? 1
+    static let trace = environment["REDERIVE_FUZZ_TRACE"] == "1"
+
+    static let tokens: [[UInt8]] = [
+        "{", "}", "[", "]", "\"", ",", ":", "null", "true", "-", "1e400", "-0", "1e-400", "NaN", "\\u", "\\ud800",
+        "{\"walls\":", "\"dimensions\":[", "\"transform\":[", "\"category\":{", "\"polygonCorners\":[[",
+        "123456789012345678901234567890", String(repeating: "[", count: 600),
+    ].map { Array($0.utf8) }
+
+    func seeds() throws -> [[UInt8]] {
+        var seeds: [[UInt8]] = []
+        for name in Fixtures.exportNames {
+            let json = try Fixtures.export(name)
+            seeds.append(json)
+            if var object = try JSONSerialization.jsonObject(with: Data(json)) as? [String: Any] {
+                object["coreModel"] = nil
+                seeds.append([UInt8](try JSONSerialization.data(withJSONObject: object)))
+            }
+        }
+        return seeds
+    }
+
+    @Test func mutatedPayloadsFailCleanlyOrDeriveFiniteValues() throws {
+        let seeds = try seeds()
+        #expect(seeds.count == 2 * Fixtures.exportNames.count)
+        var random = FuzzRandom(seed: Self.seed)
+        let deadline = ContinuousClock.now + .seconds(Self.seconds)
+        var iteration = 0
+        var outcomes = (decompression: 0, decoding: 0, derived: 0)
+        while ContinuousClock.now < deadline {
+            iteration += 1
+            if Self.trace { print("fuzz seed \(Self.seed) iteration \(iteration)") }
+            let input = Self.mutate(seeds, &random)
+            let codec = PayloadCodec(maximumSize: random.next() % 4 == 0 ? 4_096 : PayloadCodec.defaultMaximumSize)
+            let json: [UInt8]
+            do {
+                json = try codec.decode(input)
+            } catch {
+                outcomes.decompression += 1
+                #expect(!error.message.isEmpty && !error.message.contains("\n"), "iteration \(iteration): \(error.message)")
+                continue
+            }
+            for outcome in RoomScan.pipeline.evaluate(json: json, selection: Array(RoomScan.processors.indices)) {
+                switch outcome {
+                case .failed(let kind, let message):
+                    outcomes.decoding += 1
+                    #expect(kind == .decoding, "iteration \(iteration): \(kind) \(message)")
+                    #expect(!message.isEmpty && !message.contains("\n"), "iteration \(iteration): \(message)")
+                case .derived(let values):
+                    outcomes.derived += 1
+                    for case .real(let value) in values {
+                        #expect(value.isFinite, "iteration \(iteration) derived \(value)")
+                    }
+                }
+            }
+        }
+        // The mutations reach every layer: some inputs fail to inflate, some to decode, some derive.
+        #expect(outcomes.decompression > 0 && outcomes.decoding > 0 && outcomes.derived > 0, "\(outcomes) in \(iteration) iterations")
+    }
+
+    /// A seed, plain or compressed, with one to four mutations.
+    static func mutate(_ seeds: [[UInt8]], _ random: inout FuzzRandom) -> [UInt8] {
+        var bytes = seeds[random.below(seeds.count)]
+        let compress = random.below(3)
+        // Mutate the JSON and then compress it, or compress and then mutate the stream.
+        if compress == 1 { bytes = PayloadCodec.encode(bytes, as: [.zlib, .deflate, .gzip][random.below(3)]) }
+        for _ in 0...random.below(4) {
+            guard !bytes.isEmpty else { break }
+            let position = random.below(bytes.count)
+            switch random.below(8) {
+            case 0:
+                bytes[position] ^= 1 << UInt8(random.below(8))
+            case 1:
+                bytes[position] = UInt8(truncatingIfNeeded: random.next())
+            case 2:
+                bytes.insert(contentsOf: tokens[random.below(tokens.count)], at: position)
+            case 3:
+                bytes.removeSubrange(position..<min(bytes.count, position + 1 + random.below(64)))
+            case 4:
+                let end = min(bytes.count, position + 1 + random.below(256))
+                bytes.insert(contentsOf: bytes[position..<end], at: random.below(bytes.count))
+            case 5:
+                bytes.removeSubrange(position...)
+            case 6:
+                let other = seeds[random.below(seeds.count)]
+                let start = random.below(other.count)
+                bytes.replaceSubrange(position..., with: other[start...])
+            default:
+                // A number swapped for an extreme one, where the decoder reads numbers.
+                if let digit = bytes[position...].firstIndex(where: { (0x30...0x39).contains($0) }) {
+                    bytes.replaceSubrange(digit...digit, with: Array(["1e308", "-1e308", "99999999", "1e-320", "0.0"][random.below(5)].utf8))
+                }
+            }
+        }
+        if compress == 2 { bytes = PayloadCodec.encode(bytes, as: [.zlib, .deflate, .gzip][random.below(3)]) }
+        return bytes
+    }
+}
+
+/// SplitMix64: the same seed gives the same inputs everywhere.
+struct FuzzRandom {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func below(_ bound: Int) -> Int {
+        Int(next() % UInt64(max(bound, 1)))
+    }
+}
