@@ -33,6 +33,8 @@ public struct RederiveCommand: AsyncParsableCommand {
             InvalidateCommand.self,
             HistoryCommand.self,
             GenerateCommand.self,
+            BackupCommand.self,
+            RestoreCommand.self,
         ]
     )
 

@@ -43,6 +43,8 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Fail payloads that inflate to more than this many MiB.", valueName: "MiB"))
     var maxPayloadSize: Int = PayloadCodec.defaultMaximumSize >> 20
 
+    @OptionGroup var safety: RunSafetyOptions
+
     func validate() throws {
         if parallel < 1 { throw ValidationError("--parallel must be at least 1") }
         if batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
@@ -53,6 +55,7 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = database.environment.console
+        try await safety.backUpIfAsked(database.databasePath, console: console)
         let store = try await database.openStore()
         let configuration = Runner.Configuration(
             parallelism: parallel,
