@@ -86,7 +86,7 @@ public struct Runner: Sendable {
         return summary
     }
 
-    private func makePlans() throws(RederiveError) -> [RunPlan] {
+    func makePlans() throws(RederiveError) -> [RunPlan] {
         let names = configuration.processors
         if let names {
             let known = Set(pipelines.flatMap { $0.processors.map(\.name) })

@@ -56,7 +56,6 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         let console = database.environment.console
         try await safety.backUpIfAsked(database.databasePath, console: console)
-        let store = try await database.openStore()
         let configuration = Runner.Configuration(
             parallelism: parallel,
             batchSize: batchSize,
@@ -66,6 +65,10 @@ struct RunCommand: AsyncParsableCommand {
             maximumPayloadSize: maxPayloadSize << 20,
             maximumRate: maxRate
         )
+        if safety.dryRun {
+            return try await safety.preview(database, configuration: configuration, console: console)
+        }
+        let store = try await database.openStore()
         let runner = Runner(
             store: store,
             pipelines: try database.pipelines(),
