@@ -89,13 +89,7 @@ public struct Runner: Sendable {
     func makePlans() throws(RederiveError) -> [RunPlan] {
         let names = configuration.processors
         if let names {
-            let known = Set(pipelines.flatMap { $0.processors.map(\.name) })
-            if let unknown = names.subtracting(known).sorted().first {
-                throw RederiveError(
-                    .unknownName,
-                    "no processor named \"\(unknown)\" (registered: \(known.sorted().joined(separator: ", ")))"
-                )
-            }
+            try pipelines.requireProcessors(named: names.sorted())
         }
         return pipelines.compactMap { pipeline in
             let selection = pipeline.processors.indices.filter { names?.contains(pipeline.processors[$0].name) ?? true }

@@ -28,10 +28,7 @@ struct FailuresCommand: AsyncParsableCommand {
         let console = database.environment.console
         let store = try await database.openStore()
         let pipelines = try database.pipelines()
-        let known = Set(pipelines.flatMap { $0.processors.map(\.name) })
-        if let unknown = processor.first(where: { !known.contains($0) }) {
-            throw RederiveError(.unknownName, "no processor named \"\(unknown)\" (registered: \(known.sorted().joined(separator: ", ")))")
-        }
+        try pipelines.requireProcessors(named: processor)
         let filter = FailureFilter(processors: processor.isEmpty ? nil : Set(processor), runID: run)
         var failures: [FailureReport] = []
         for pipeline in pipelines {

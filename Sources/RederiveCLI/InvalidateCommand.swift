@@ -23,10 +23,7 @@ struct InvalidateCommand: AsyncParsableCommand {
         let store = try await database.openStore()
         var pipelines = try database.pipelines()
         if !processor.isEmpty {
-            let known = Set(pipelines.flatMap { $0.processors.map(\.name) })
-            if let unknown = processor.first(where: { !known.contains($0) }) {
-                throw RederiveError(.unknownName, "no processor named \"\(unknown)\" (registered: \(known.sorted().joined(separator: ", ")))")
-            }
+            try pipelines.requireProcessors(named: processor)
             pipelines = pipelines.filter { pipeline in processor.contains { pipeline.processor(named: $0) != nil } }
         }
         for pipeline in pipelines {
