@@ -35,6 +35,7 @@ public struct RederiveCommand: AsyncParsableCommand {
             GenerateCommand.self,
             BackupCommand.self,
             RestoreCommand.self,
+            RollbackCommand.self,
         ]
     )
 
