@@ -36,6 +36,7 @@ public struct RederiveCommand: AsyncParsableCommand {
             BackupCommand.self,
             RestoreCommand.self,
             RollbackCommand.self,
+            ResetCommand.self,
         ]
     )
 
