@@ -116,6 +116,8 @@ def variants(corpus, base, inline_base):
          lambda: run([SQLITE_UTILS, "convert", work, "room_scans", "payload", "-", "--multi", "--silent"], stdin=PEER_CODE)),
         ("c", f"floor: read + inflate, {CORES} threads ({corpus})",
          lambda: None, lambda: run([FLOOR, "inflate", base, str(CORES)])),
+        ("c-libdeflate", f"floor with libdeflate, {CORES} threads ({corpus})",
+         lambda: None, lambda: run([FLOOR, "inflate", base, str(CORES), "libdeflate"])),
         ("d", f"rederive run --parallel 1 ({corpus})",
          lambda: fresh(base, work), lambda: run([REDERIVE, "run", "--db", work, "--parallel", "1", "--progress", "none"])),
         ("g", f"inline layout, Runner parallel 8 ({corpus})",

@@ -3,6 +3,8 @@
 //   rederive-floor inflate DB THREADS            the floor: read every payload of room_scans and only
 //                                                inflate it, on THREADS threads, each reading its own
 //                                                id range on its own connection
+//   rederive-floor inflate DB THREADS libdeflate   the same with libdeflate's whole-buffer zlib inflate
+//                                                (loaded with dlopen: libdeflate.so.0, Debian libdeflate0)
 //   rederive-floor prepare DB LAYOUT             create the RoomScan schema in LAYOUT (inline|companion)
 //   rederive-floor run DB LAYOUT PARALLEL        rederive's Runner with RoomScan.pipeline(layout: LAYOUT)
 //   rederive-floor invalidate DB LAYOUT NAME     mark every record stale for processor NAME
@@ -28,8 +30,45 @@ func pipeline(_ layout: String) -> Pipeline {
     }
 }
 
+/// libdeflate's whole-buffer zlib decompressor, loaded at run time so the package needs no new dependency.
+struct LibDeflate: @unchecked Sendable {
+    typealias Alloc = @convention(c) () -> OpaquePointer?
+    typealias Decompress = @convention(c) (OpaquePointer?, UnsafeRawPointer?, Int, UnsafeMutableRawPointer?, Int,
+                                           UnsafeMutablePointer<Int>?) -> Int32
+    let alloc: Alloc
+    let decompress: Decompress
+
+    init() {
+        guard let handle = dlopen("libdeflate.so.0", RTLD_NOW),
+              let alloc = dlsym(handle, "libdeflate_alloc_decompressor"),
+              let decompress = dlsym(handle, "libdeflate_zlib_decompress")
+        else { fail("cannot load libdeflate.so.0 (apt install libdeflate0)") }
+        self.alloc = unsafeBitCast(alloc, to: Alloc.self)
+        self.decompress = unsafeBitCast(decompress, to: Decompress.self)
+    }
+
+    /// Inflates a zlib payload into a buffer that starts at 4x the input and doubles on LIBDEFLATE_INSUFFICIENT_SPACE.
+    func inflate(_ input: [UInt8], with decompressor: OpaquePointer?) -> Int? {
+        var capacity = max(1024, input.count * 4)
+        while capacity <= 64 << 20 {
+            var produced = 0
+            let output = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+                let status = input.withUnsafeBytes { source in
+                    decompress(decompressor, source.baseAddress, source.count, buffer.baseAddress, capacity, &produced)
+                }
+                count = status == 0 ? produced : 0
+                if status == 3 { produced = -1 } else if status != 0 { produced = -2 }
+            }
+            if produced >= 0 { return output.count }
+            if produced == -2 { return nil }
+            capacity *= 2
+        }
+        return nil
+    }
+}
+
 /// Reads and inflates every payload; returns (records, compressed bytes, inflated bytes, failures).
-func inflateAll(path: String, threads: Int) throws -> (Int, Int, Int, Int) {
+func inflateAll(path: String, threads: Int, libdeflate: LibDeflate?) throws -> (Int, Int, Int, Int) {
     var readOnly = Configuration()
     readOnly.readonly = true
     let configuration = readOnly
@@ -46,6 +85,7 @@ func inflateAll(path: String, threads: Int) throws -> (Int, Int, Int, Int) {
         let from = low + span * Int64(part) / Int64(threads)
         let to = low + span * Int64(part + 1) / Int64(threads)
         let codec = PayloadCodec()
+        let decompressor = libdeflate?.alloc()
         var records = 0, compressed = 0, inflated = 0, failed = 0
         do {
             let queue = try DatabaseQueue(path: path, configuration: configuration)
@@ -57,10 +97,14 @@ func inflateAll(path: String, threads: Int) throws -> (Int, Int, Int, Int) {
                     let bytes: [UInt8] = try row.withUnsafeData(atIndex: 0) { data in data.map { [UInt8]($0) } ?? [] }
                     records += 1
                     compressed += bytes.count
-                    do {
-                        inflated += try codec.decode(bytes).count
-                    } catch {
-                        failed += 1
+                    if let libdeflate {
+                        if let count = libdeflate.inflate(bytes, with: decompressor) { inflated += count } else { failed += 1 }
+                    } else {
+                        do {
+                            inflated += try codec.decode(bytes).count
+                        } catch {
+                            failed += 1
+                        }
                     }
                 }
             }
@@ -83,7 +127,8 @@ let start = clock.now
 switch command {
 case "inflate":
     guard let threads = Int(rest[1]), threads > 0 else { fail("THREADS must be a positive integer") }
-    let (records, compressed, inflated, failed) = try inflateAll(path: rest[0], threads: threads)
+    let libdeflate = rest.count > 2 && rest[2] == "libdeflate" ? LibDeflate() : nil
+    let (records, compressed, inflated, failed) = try inflateAll(path: rest[0], threads: threads, libdeflate: libdeflate)
     let seconds = (clock.now - start) / .seconds(1)
     print(String(format: "inflated %d records (%.1f MB -> %.1f MB, %d failed) in %.3f s: %.0f records/s",
                  records, Double(compressed) / 1e6, Double(inflated) / 1e6, failed, seconds, Double(records) / seconds))
