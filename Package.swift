@@ -65,6 +65,15 @@ let package = Package(
             name: "rederive",
             dependencies: ["Rederive", "RederiveCLI", "RoomScan"]
         ),
+        // Benchmarks only: the inflate-only floor and an inline-layout runner (Benchmarks/run.sh).
+        .executableTarget(
+            name: "rederive-floor",
+            dependencies: [
+                "RederiveSQLite", "RederiveCodec", "Rederive", "RoomScan",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Benchmarks/Floor"
+        ),
         .testTarget(
             name: "RederiveCodecTests",
             dependencies: ["RederiveCodec"]
