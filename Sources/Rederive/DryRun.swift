@@ -54,7 +54,7 @@ public struct DryRun: Sendable {
             var cursor: Int64?
             while budget.map({ $0 > 0 }) ?? true {
                 let limit = budget.map { min($0, configuration.batchSize) } ?? configuration.batchSize
-                let batch = try await store.pendingRecords(plan, after: cursor, limit: limit)
+                let batch = try await store.pendingRecords(plan, after: cursor, limit: limit, byteLimit: configuration.batchByteLimit)
                 guard let last = batch.last else { break }
                 cursor = last.recordID
                 budget = budget.map { $0 - batch.count }
