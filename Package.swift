@@ -21,10 +21,15 @@ let package = Package(
             name: "CZlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
-        // Payload formats: zlib, raw deflate, gzip and plain JSON, with a bounded streaming inflate.
+        // libdeflate, seen only by RederiveCodec: whole-buffer inflate, about twice as fast as zlib.
+        .systemLibrary(
+            name: "CDeflate",
+            providers: [.apt(["libdeflate-dev"])]
+        ),
+        // Payload formats: zlib, raw deflate, gzip and plain JSON, with a bounded inflate.
         .target(
             name: "RederiveCodec",
-            dependencies: ["CZlib"]
+            dependencies: ["CZlib", "CDeflate"]
         ),
         // The engine: processors, pipelines, stamps, the runner, progress and the store interface.
         .target(
