@@ -1,4 +1,3 @@
-import Foundation
 import Rederive
 
 /// The built-in pipeline: facts about rooms scanned with Apple's RoomPlan, derived from the

@@ -19,7 +19,8 @@ public protocol RecordStore: Sendable {
     func pendingCount(_ plan: RunPlan) async throws -> Int
 
     /// Up to `limit` pending records with ids greater than `cursor`, in id order, with their payloads.
-    func pendingRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int) async throws -> [PendingRecord]
+    /// The batch ends early once its payloads hold `byteLimit` bytes; it always holds at least one record.
+    func pendingRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord]
 
     /// Stores derived values, stamps and failures in one transaction. A result whose record's payload
     /// changed since it was read, or that was deleted, is skipped and the record stays stale.

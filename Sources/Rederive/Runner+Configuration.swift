@@ -8,6 +8,9 @@ extension Runner {
         public var parallelism: Int
         /// Records committed in one transaction. Memory holds about three batches of payloads.
         public var batchSize: Int
+        /// Stored payload bytes read into one batch at the most, so that memory stays bounded when
+        /// payloads are large: a batch ends early rather than exceed it (it always holds one record).
+        public var batchByteLimit: Int
         /// Names of the processors to bring up to date; all when nil.
         public var processors: Set<String>?
         /// Whether records that already failed at the current version and payload are tried again.
@@ -24,6 +27,7 @@ extension Runner {
         public init(
             parallelism: Int = ProcessInfo.processInfo.activeProcessorCount,
             batchSize: Int = 500,
+            batchByteLimit: Int = 16 << 20,
             processors: Set<String>? = nil,
             retryFailed: Bool = false,
             limit: Int? = nil,
@@ -32,6 +36,7 @@ extension Runner {
         ) {
             self.parallelism = parallelism
             self.batchSize = batchSize
+        self.batchByteLimit = batchByteLimit
             self.processors = processors
             self.retryFailed = retryFailed
             self.limit = limit
@@ -45,6 +50,9 @@ extension Runner {
             }
             if batchSize < 1 {
                 throw RederiveError(.invalidArgument, "batch size must be at least 1, not \(batchSize)")
+            }
+            if batchByteLimit < 1 {
+                throw RederiveError(.invalidArgument, "batch byte limit must be positive, not \(batchByteLimit)")
             }
             if let limit, limit < 0 {
                 throw RederiveError(.invalidArgument, "limit must not be negative, not \(limit)")

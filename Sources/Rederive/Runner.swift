@@ -48,10 +48,11 @@ public struct Runner: Sendable {
         for plan in plans {
             try await store.prepare(plan.pipeline)
         }
-        var pending = 0
+        var pendingByPlan: [Int] = []
         for plan in plans {
-            pending += try await store.pendingCount(plan)
+            pendingByPlan.append(try await store.pendingCount(plan))
         }
+        var pending = pendingByPlan.reduce(0, +)
         if let limit = configuration.limit {
             pending = min(pending, limit)
         }
@@ -66,7 +67,9 @@ public struct Runner: Sendable {
         var state = RunState(runID: runID, total: pending, budget: configuration.limit, clock: ContinuousClock())
         let status: RunStatus
         do {
-            for plan in plans where !state.isExhausted {
+            // A pipeline with nothing pending is not scanned at all: a run with nothing stale costs
+            // only the index counts above.
+            for (plan, pending) in zip(plans, pendingByPlan) where pending > 0 && !state.isExhausted {
                 try await derive(plan, state: &state)
                 if state.interrupted { break }
             }
@@ -86,7 +89,7 @@ public struct Runner: Sendable {
         return summary
     }
 
-    private func makePlans() throws(RederiveError) -> [RunPlan] {
+    func makePlans() throws(RederiveError) -> [RunPlan] {
         let names = configuration.processors
         if let names {
             try pipelines.requireProcessors(named: names.sorted())
@@ -103,7 +106,8 @@ public struct Runner: Sendable {
         let store = self.store
         // A paced run commits about a second's worth of records at a time, so progress stays live.
         let batchSize = configuration.maximumRate.map { max(1, min(configuration.batchSize, Int($0))) } ?? configuration.batchSize
-        var batch = try await store.pendingRecords(plan, after: nil, limit: state.nextBatchSize(batchSize))
+        let byteLimit = configuration.batchByteLimit
+        var batch = try await store.pendingRecords(plan, after: nil, limit: state.nextBatchSize(batchSize), byteLimit: byteLimit)
         var uncommitted: [RecordResult] = []
         while !batch.isEmpty {
             if Task.isCancelled {
@@ -113,7 +117,8 @@ public struct Runner: Sendable {
             state.take(batch.count)
             let cursor = batch[batch.count - 1].recordID
             let nextLimit = state.nextBatchSize(batchSize)
-            async let nextBatch = nextLimit > 0 ? store.pendingRecords(plan, after: cursor, limit: nextLimit) : []
+            async let nextBatch = nextLimit > 0
+                ? store.pendingRecords(plan, after: cursor, limit: nextLimit, byteLimit: byteLimit) : []
             let previous = uncommitted
             async let committed = store.commit(previous, plan: plan, runID: state.runID)
             let results = if let deriver = configuration.deriver {

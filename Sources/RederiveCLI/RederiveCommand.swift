@@ -33,6 +33,10 @@ public struct RederiveCommand: AsyncParsableCommand {
             InvalidateCommand.self,
             HistoryCommand.self,
             GenerateCommand.self,
+            BackupCommand.self,
+            RestoreCommand.self,
+            RollbackCommand.self,
+            ResetCommand.self,
             VerifyCommand.self,
             WorkerCommand.self,
         ]

@@ -46,6 +46,8 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Derive in worker processes: a processor that crashes fails only the record it was deriving.")
     var isolate = false
 
+    @OptionGroup var safety: RunSafetyOptions
+
     func validate() throws {
         if parallel < 1 { throw ValidationError("--parallel must be at least 1") }
         if batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
@@ -56,7 +58,7 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = database.environment.console
-        let store = try await database.openStore()
+        try await safety.backUpIfAsked(database.databasePath, console: console)
         var configuration = Runner.Configuration(
             parallelism: parallel,
             batchSize: batchSize,
@@ -66,6 +68,10 @@ struct RunCommand: AsyncParsableCommand {
             maximumPayloadSize: maxPayloadSize << 20,
             maximumRate: maxRate
         )
+        if safety.dryRun {
+            return try await safety.preview(database, configuration: configuration, console: console)
+        }
+        let store = try await database.openStore()
         let isolated = isolate ? IsolatedDeriver(parallelism: parallel, executable: IsolatedDeriver.currentExecutable()) : nil
         configuration.deriver = isolated
         defer { isolated?.shutdown() }

@@ -75,6 +75,10 @@ public struct PayloadCodec: Sendable {
     }
 
     private func inflate(_ bytes: [UInt8], as format: PayloadFormat) throws(PayloadError) -> [UInt8] {
+        if let inflated = try WholeBufferInflater.inflate(bytes, format: format, maximumSize: maximumSize) {
+            return inflated
+        }
+        // zlib's streaming inflate, for what libdeflate cannot settle: it names the problem exactly.
         var inflater = Inflater(format: format, maximumSize: maximumSize)
         return try inflater.inflate(bytes)
     }

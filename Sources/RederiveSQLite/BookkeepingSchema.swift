@@ -68,6 +68,7 @@ enum BookkeepingSchema {
                 );
                 """)
         }
+        migrator.registerMigration("rederive.v2", migrate: ReplacedValuesSchema.create)
         return migrator
     }
 }

@@ -52,7 +52,11 @@ struct BatchWriter: Sendable {
         }
         var changed = false
         if !columns.isEmpty {
-            changed = try writeValues(columns, values, recordID: result.recordID, db)
+            let stored: Row?
+            (changed, stored) = try writeValues(columns, values, recordID: result.recordID, db)
+            if changed {
+                try keepReplaced(derivedProcessors, values, stored: stored, result, db)
+            }
             for processor in derivedProcessors {
                 try stamp(processor, result, db)
             }
@@ -66,16 +70,18 @@ struct BatchWriter: Sendable {
         }
     }
 
-    /// Writes derived values unless they equal what is stored; returns whether anything changed.
-    /// Skipping equal values spares the write, and in the inline layout the rewrite of the whole record.
-    private func writeValues(_ columns: [OutputColumn], _ values: [DatabaseValue], recordID: Int64, _ db: Database) throws -> Bool {
+    /// Writes derived values unless they equal what is stored; returns whether anything changed, and
+    /// what was stored. Skipping equal values spares the write, and in the inline layout the rewrite of the whole record.
+    private func writeValues(
+        _ columns: [OutputColumn], _ values: [DatabaseValue], recordID: Int64, _ db: Database
+    ) throws -> (changed: Bool, stored: Row?) {
         let names = columns.map { SQL.identifier($0.name) }
         let select = try db.cachedStatement(
             sql: "SELECT \(names.joined(separator: ", ")) FROM \(tables.destination) WHERE \(tables.destinationID) = ?"
         )
         let stored = try Row.fetchOne(select, arguments: [recordID])
         if let stored, Array(stored.databaseValues) == values {
-            return false
+            return (false, stored)
         }
         switch tables.pipeline.layout {
         case .companion:
@@ -93,7 +99,7 @@ struct BatchWriter: Sendable {
             )
             try update.execute(arguments: StatementArguments(values + [recordID.databaseValue]))
         }
-        return true
+        return (true, stored)
     }
 
     private func stamp(_ processor: ProcessorDescriptor, _ result: RecordResult, _ db: Database) throws {

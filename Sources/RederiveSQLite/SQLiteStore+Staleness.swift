@@ -28,7 +28,7 @@ extension SQLiteStore {
         }
     }
 
-    public func pendingRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int) async throws -> [PendingRecord] {
+    public func pendingRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {
         let tables = PipelineTables(plan.pipeline)
         let query = Self.pendingQuery(plan, tables, limit: true)
         let selection = plan.selection
@@ -41,32 +41,31 @@ extension SQLiteStore {
             let payloadStatement = try db.cachedStatement(
                 sql: "SELECT \(tables.payload) FROM \(tables.table) WHERE \(tables.id) = ?"
             )
-            return try stale.map { row in
+            var records: [PendingRecord] = []
+            var bytes = 0
+            for row in stale where records.isEmpty || bytes < byteLimit {
                 let recordID: Int64 = row[0]
                 let staleProcessors = selection.indices.compactMap { position -> Int? in
                     let isStale: Bool = row[2 + position]
                     return isStale ? selection[position] : nil
                 }
-                let payload = try Row.fetchOne(payloadStatement, arguments: [recordID]).flatMap(Self.payloadBytes)
-                return PendingRecord(recordID: recordID, payload: payload, generation: row[1], staleProcessors: staleProcessors)
+                let payload = try Self.payload(payloadStatement, recordID: recordID)
+                bytes += payload?.count ?? 0
+                records.append(PendingRecord(recordID: recordID, payload: payload, generation: row[1], staleProcessors: staleProcessors))
             }
+            return records
         }
     }
 
-    /// A payload as stored, BLOB or TEXT; nil when NULL.
-    static func payloadBytes(_ row: Row) -> [UInt8]? {
-        switch row[0] as DatabaseValue {
-        case let value where value.isNull:
-            nil
-        case let value:
-            switch value.storage {
-            case .blob(let data): [UInt8](data)
-            case .string(let text): Array(text.utf8)
-            case .int64(let number): Array(String(number).utf8)
-            case .double(let number): Array(String(number).utf8)
-            case .null: nil
-            }
+    /// A record's payload as stored, BLOB or TEXT, copied once out of SQLite; nil when NULL or missing.
+    private static func payload(_ statement: Statement, recordID: Int64) throws -> [UInt8]? {
+        let cursor = try Row.fetchCursor(statement, arguments: [recordID])
+        guard let row = try cursor.next(), !row.hasNull(atIndex: 0) else { return nil }
+        if let bytes = try? row.withUnsafeData(atIndex: 0, { data in data.map { [UInt8]($0) } }) {
+            return bytes
         }
+        // A number where a payload belongs: hand its text to the decoder, which names the problem.
+        return Array((row[0] as DatabaseValue).description.utf8)
     }
 
     public func status(of pipeline: Pipeline) async throws -> [ProcessorStatus] {

@@ -60,7 +60,7 @@ extension SQLiteStore: VerificationSource {
             return StoredRecord(
                 recordID: recordID,
                 key: row[1],
-                payload: payloadBytes(Row(["payload": row[2] as DatabaseValue])),
+                payload: storedBytes(row[2] as DatabaseValue),
                 values: values,
                 stamps: pipeline.processors.map { stamps[$0.name] }
             )
@@ -68,15 +68,12 @@ extension SQLiteStore: VerificationSource {
     }
 }
 
-extension DerivedValue {
-    /// A value as SQLite stored it.
-    init(_ value: DatabaseValue) {
-        switch value.storage {
-        case .null: self = .null
-        case .int64(let number): self = .integer(number)
-        case .double(let number): self = .real(number)
-        case .string(let text): self = .text(text)
-        case .blob(let data): self = .blob([UInt8](data))
-        }
+/// A payload as stored, BLOB or TEXT; nil when NULL; a number as its text, for the decoder to reject.
+private func storedBytes(_ value: DatabaseValue) -> [UInt8]? {
+    switch value.storage {
+    case .null: nil
+    case .blob(let data): [UInt8](data)
+    case .string(let text): Array(text.utf8)
+    case .int64, .double: Array(value.description.utf8)
     }
 }

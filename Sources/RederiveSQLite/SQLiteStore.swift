@@ -19,10 +19,17 @@ public final class SQLiteStore: RecordStore {
 
     public let path: String
     let pool: DatabasePool
+    /// How many of the newest runs keep the values they replaced, for `rollback`.
+    public let replacedValuesRunLimit: Int
 
     /// Opens (or creates) the database at `path`.
-    public init(path: String, busyTimeout: TimeInterval = SQLiteStore.defaultBusyTimeout) throws {
+    public init(
+        path: String,
+        busyTimeout: TimeInterval = SQLiteStore.defaultBusyTimeout,
+        replacedValuesRunLimit: Int = 20
+    ) throws {
         self.path = path
+        self.replacedValuesRunLimit = max(0, replacedValuesRunLimit)
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
         configuration.label = "rederive"
@@ -77,12 +84,15 @@ public final class SQLiteStore: RecordStore {
     public func startRun(processors: [ProcessorVersion]) async throws -> Int64 {
         let processorsJSON = String(decoding: try JSONEncoder().encode(processors), as: UTF8.self)
         let now = Timestamp.text(Date())
+        let keep = replacedValuesRunLimit
         return try await write { db in
             try db.execute(
                 sql: "INSERT INTO rederive_runs (started_at, status, processors) VALUES (?, ?, ?)",
                 arguments: [now, RunStatus.running.rawValue, processorsJSON]
             )
-            return db.lastInsertedRowID
+            let runID = db.lastInsertedRowID
+            try ReplacedValuesSchema.prune(db, newestRun: runID, keep: keep)
+            return runID
         }
     }
 

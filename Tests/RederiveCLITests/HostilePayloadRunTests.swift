@@ -40,17 +40,19 @@ struct HostilePayloadRunTests {
 
     @Test func invalidUTF8() async throws {
         let json = Array(#"{"sections":[{"label":"bath"#.utf8) + [0xFF, 0xFE] + Array(#""}]}"#.utf8)
-        try await expectFailure(PayloadCodec.encode(json), kind: .decoding, mentioning: ["not valid JSON"])
+        try await expectFailure(PayloadCodec.encode(json), kind: .decoding, mentioning: ["invalid UTF-8", "sections[0].label"])
     }
 
     @Test func invalidJSON() async throws {
-        try await expectFailure(PayloadCodec.encode(Array(#"{"walls": [}"#.utf8)), kind: .decoding, mentioning: ["not valid JSON"])
+        let json = #"{"doors": [], "walls": [{"dimensions": [4, 2.5, 0] "transform": []}]}"#
+        try await expectFailure(PayloadCodec.encode(Array(json.utf8)), kind: .decoding, mentioning: ["walls[0]", "byte"])
     }
 
     @Test func jsonNestedOneHundredThousandLevelsDeep() async throws {
+        // Under a key the decoder skips, so that the nesting is walked rather than refused by shape.
         let depth = 100_000
-        let json = "{\"walls\":" + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "}"
-        try await expectFailure(PayloadCodec.encode(Array(json.utf8)), kind: .decoding, mentioning: ["not valid JSON"])
+        let json = "{\"coreModel\":" + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + ",\"walls\":[]}"
+        try await expectFailure(PayloadCodec.encode(Array(json.utf8)), kind: .decoding, mentioning: ["nesting deeper than", "coreModel"])
     }
 
     @Test func anArrayInsteadOfAnObject() async throws {
@@ -82,10 +84,9 @@ struct HostilePayloadRunTests {
     }
 
     @Test func numbersOutOfRange() async throws {
-        // JSONDecoder rejects a number beyond Double as invalid JSON; RoomScan rejects finite ones
-        // beyond its plausible range with their path.
+        // Beyond a Double, and finite but beyond RoomScan's plausible range: both named with their path.
         let json = #"{"walls":[{"dimensions":[1e400,2.5,0],"transform":\#(Self.identity)}]}"#
-        try await expectFailure(PayloadCodec.encode(Array(json.utf8)), kind: .decoding, mentioning: ["not valid JSON"])
+        try await expectFailure(PayloadCodec.encode(Array(json.utf8)), kind: .decoding, mentioning: ["out of range", "walls[0].dimensions[0]"])
         let finite = #"{"walls":[{"dimensions":[4,2.5,0],"transform":[1,0,0,0,0,1,0,0,0,0,1,0,1e300,0,0,1]}]}"#
         try await expectFailure(PayloadCodec.encode(Array(finite.utf8)), kind: .decoding, mentioning: ["walls[0].transform", "out of range"])
     }

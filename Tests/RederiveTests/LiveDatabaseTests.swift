@@ -8,11 +8,13 @@ import Testing
 /// Wraps a store and tracks how many payloads are between reading and committing.
 final class InFlightStore: RecordStore {
     let base: SQLiteStore
-    private let inFlight = Mutex<(now: Int, peak: Int)>((0, 0))
+    private let inFlight = Mutex<(now: Int, peak: Int, reads: Int)>((0, 0, 0))
 
     init(_ base: SQLiteStore) { self.base = base }
 
     var peak: Int { inFlight.withLock { $0.peak } }
+    /// How many times pending records were listed.
+    var reads: Int { inFlight.withLock { $0.reads } }
 
     func prepare(_ pipeline: Pipeline) async throws { try await base.prepare(pipeline) }
     func startRun(processors: [ProcessorVersion]) async throws -> Int64 { try await base.startRun(processors: processors) }
@@ -20,9 +22,9 @@ final class InFlightStore: RecordStore {
         try await base.finishRun(runID, status: status, counts: counts)
     }
     func pendingCount(_ plan: RunPlan) async throws -> Int { try await base.pendingCount(plan) }
-    func pendingRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int) async throws -> [PendingRecord] {
-        let records = try await base.pendingRecords(plan, after: cursor, limit: limit)
-        inFlight.withLock { $0.now += records.count; $0.peak = max($0.peak, $0.now) }
+    func pendingRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {
+        let records = try await base.pendingRecords(plan, after: cursor, limit: limit, byteLimit: byteLimit)
+        inFlight.withLock { $0.now += records.count; $0.peak = max($0.peak, $0.now); $0.reads += 1 }
         return records
     }
     func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64) async throws -> RunCounts {
@@ -76,6 +78,34 @@ struct LiveDatabaseTests {
             #expect(summary.counts.derived == 3_000)
             #expect(store.peak <= 150)
             #expect(store.peak >= 50)
+        }
+    }
+
+    @Test func aRunWithNothingStaleDoesNotScanTheRecords() async throws {
+        try await withTemporaryDatabase { path in
+            let test = TestPipeline()
+            try await prepare(test.pipeline, at: path)
+            try insertRecords(samples(50), into: path)
+            _ = try await run(test.pipeline, at: path)
+            let store = InFlightStore(try SQLiteStore(path: path))
+            let summary = try await Runner(store: store, pipelines: [test.pipeline]).run()
+            #expect(summary.pending == 0)
+            #expect(store.reads == 0)
+        }
+    }
+
+    @Test func batchesEndEarlyWhenTheirPayloadsReachTheByteLimit() async throws {
+        try await withTemporaryDatabase { path in
+            let test = TestPipeline()
+            try await prepare(test.pipeline, at: path)
+            try insertRecords(samples(200), into: path)
+            let payloadSize = try Inspection(path: path).count("SELECT max(length(payload)) FROM items")
+            let store = InFlightStore(try SQLiteStore(path: path))
+            let configuration = Runner.Configuration(parallelism: 2, batchSize: 100, batchByteLimit: payloadSize * 10)
+            let summary = try await Runner(store: store, pipelines: [test.pipeline], configuration: configuration).run()
+            #expect(summary.counts.derived == 200)
+            // Three batches in flight, each of at most ten payloads' worth of bytes.
+            #expect(store.peak <= 3 * 11)
         }
     }
 }

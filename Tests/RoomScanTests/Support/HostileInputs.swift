@@ -102,6 +102,8 @@ extension HostileInput {
         HostileInput("a label with an invalid escape", #"{"sections":[{"label":"\q"}]}"#),
         HostileInput("a label with a raw newline", "{\"sections\":[{\"label\":\"a\nb\"}]}"),
         HostileInput("a label with invalid UTF-8", bytes: Array(#"{"sections":[{"label":""#.utf8) + [0xC3, 0x28] + Array(#""}]}"#.utf8)),
+        HostileInput("a key with a line break", #"{"line\nbreak\u2028":[tru]}"#, at: #"line\nbreak\u{2028}"#),
+        HostileInput("a very long key", #"{""# + String(repeating: "k", count: 10_000) + #"":[tru]}"#, at: "kkkk…"),
         HostileInput("a missing colon", #"{"walls" []}"#),
         HostileInput("a mismatched bracket", #"{"walls":[}"#),
     ]

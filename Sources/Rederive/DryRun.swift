@@ -1,0 +1,87 @@
+import RederiveCodec
+
+/// Derives stale records and compares the results with what is stored, writing nothing: no values,
+/// stamps, failures or run record. The preview to look at before a new logic version reaches production.
+///
+/// ```swift
+/// let store = try SQLiteStore(path: "rooms.sqlite")
+/// let report = try await DryRun(store: store, pipelines: [RoomScan.pipeline], sample: 500).run()
+/// for column in report.columns where column.changed > 0 {
+///     print(column.column, column.changed, "would change")
+/// }
+/// ```
+///
+/// The database must already be prepared for the pipelines (a `run` did it once); a dry run does not
+/// add the columns or triggers that preparation would.
+public struct DryRun: Sendable {
+    public let store: any RecordStore & StoredValueReading
+    public let pipelines: [Pipeline]
+    public let configuration: Runner.Configuration
+    /// Derive at most this many pending records, the first in id order; all when nil.
+    public let sample: Int?
+
+    public init(
+        store: any RecordStore & StoredValueReading,
+        pipelines: [Pipeline],
+        configuration: Runner.Configuration = Runner.Configuration(),
+        sample: Int? = nil
+    ) {
+        self.store = store
+        self.pipelines = pipelines
+        self.configuration = configuration
+        self.sample = sample
+    }
+
+    public func run() async throws -> DryRunReport {
+        try configuration.validate()
+        if let sample, sample < 1 {
+            throw RederiveError(.invalidArgument, "sample must be at least 1, not \(sample)")
+        }
+        let runner = Runner(store: store, pipelines: pipelines, configuration: configuration)
+        let plans = try runner.makePlans()
+        for plan in plans where try await store.needsPreparation(plan.pipeline) {
+            throw RederiveError(
+                .schemaMismatch,
+                "the database is not prepared for pipeline \"\(plan.pipeline.name)\"; a dry run writes nothing, so run `rederive status` once to prepare it"
+            )
+        }
+        var report = DryRunReport()
+        var budget = sample ?? configuration.limit
+        let codec = PayloadCodec(maximumSize: configuration.maximumPayloadSize)
+        for plan in plans {
+            report.pending += try await store.pendingCount(plan)
+            var tally = ColumnTally(pipeline: plan.pipeline)
+            var cursor: Int64?
+            while budget.map({ $0 > 0 }) ?? true {
+                let limit = budget.map { min($0, configuration.batchSize) } ?? configuration.batchSize
+                let batch = try await store.pendingRecords(plan, after: cursor, limit: limit, byteLimit: configuration.batchByteLimit)
+                guard let last = batch.last else { break }
+                cursor = last.recordID
+                budget = budget.map { $0 - batch.count }
+                let results = await Self.derive(batch, pipeline: plan.pipeline, codec: codec, parallelism: configuration.parallelism)
+                let stored = try await store.storedRows(of: plan.pipeline, recordIDs: batch.map(\.recordID))
+                for result in results {
+                    report.examined += 1
+                    report.failures += tally.add(result, stored: stored[result.recordID])
+                }
+            }
+            report.columns += tally.summaries()
+        }
+        return report
+    }
+
+    /// Derives a batch on up to `parallelism` tasks, keeping the batch's order.
+    private static func derive(_ batch: [PendingRecord], pipeline: Pipeline, codec: PayloadCodec, parallelism: Int) async -> [RecordResult] {
+        let chunk = max(1, (batch.count + parallelism - 1) / parallelism)
+        return await withTaskGroup(of: (Int, [RecordResult]).self) { group in
+            for start in stride(from: 0, to: batch.count, by: chunk) {
+                group.addTask {
+                    (start, batch[start..<min(start + chunk, batch.count)].map { Runner.derive($0, pipeline: pipeline, codec: codec) })
+                }
+            }
+            var parts: [(Int, [RecordResult])] = []
+            for await part in group { parts.append(part) }
+            return parts.sorted { $0.0 < $1.0 }.flatMap(\.1)
+        }
+    }
+}

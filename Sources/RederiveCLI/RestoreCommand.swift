@@ -1,0 +1,28 @@
+import ArgumentParser
+import Foundation
+import Rederive
+import RederiveSQLite
+
+/// `rederive restore PATH`: replace the database with a verified backup.
+struct RestoreCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restore",
+        abstract: "Replace the database with a backup, after verifying the backup.",
+        discussion: """
+            Refuses while another connection has the database open, and when the backup fails its integrity \
+            check; the database is then left as it was. The replacement is atomic.
+            """
+    )
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Argument(help: ArgumentHelp("The backup file.", valueName: "path"))
+    var backup: String
+
+    func run() async throws {
+        let console = database.environment.console
+        // The store is not opened: its connections would make the restore refuse.
+        let tables = try await DatabaseRestore.restore(backup, over: database.databasePath)
+        console.line("restored \(database.databasePath) from \(backup) (\(BackupCommand.describe(tables)))")
+    }
+}

@@ -1,0 +1,32 @@
+import ArgumentParser
+import Foundation
+import Rederive
+import RederiveSQLite
+
+/// `rederive rollback RUN`: put back the values and stamps a run replaced.
+struct RollbackCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rollback",
+        abstract: "Restore the values and stamps that a run replaced.",
+        discussion: """
+            Records whose payload changed since the run, or that a later run derived again, are skipped and \
+            listed. Only the newest runs keep what they replaced (20 by default). Restored stamps keep their \
+            old versions, so a processor whose version moved on is stale again for those records.
+            """
+    )
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Argument(help: ArgumentHelp("The run to roll back (see `rederive history`).", valueName: "run"))
+    var run: Int64
+
+    func run() async throws {
+        let console = database.environment.console
+        let store = try await database.openStore()
+        let report = try await store.rollback(run: run, pipelines: try database.pipelines())
+        console.line("rolled back run \(run): \(Format.count(report.restored.count)) restored, \(Format.count(report.skipped.count)) skipped")
+        for entry in report.skipped {
+            console.line("  skipped \(entry.key ?? "#\(entry.recordID)") \(entry.processor): \(entry.reason ?? "")")
+        }
+    }
+}

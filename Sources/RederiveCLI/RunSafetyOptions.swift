@@ -1,0 +1,40 @@
+import ArgumentParser
+import Foundation
+import Rederive
+import RederiveSQLite
+
+/// `run`'s options for looking before leaping: a backup first.
+struct RunSafetyOptions: ParsableArguments {
+    @Flag(help: "Take a verified backup into <db>.backups/ before running.")
+    var backup = false
+
+    @Option(help: ArgumentHelp("With --backup, how many backups to keep.", valueName: "K"))
+    var keepBackups: Int = 3
+
+    @Flag(help: "Derive stale records and show what would change, writing nothing.")
+    var dryRun = false
+
+    @Option(help: ArgumentHelp("With --dry-run, derive only the first N stale records.", valueName: "N"))
+    var sample: Int?
+
+    func validate() throws {
+        if let sample, sample < 1 { throw ValidationError("--sample must be at least 1") }
+        if sample != nil, !dryRun { throw ValidationError("--sample needs --dry-run") }
+        if dryRun, backup { throw ValidationError("--dry-run writes nothing; it takes no --backup") }
+        if keepBackups < 1 { throw ValidationError("--keep-backups must be at least 1") }
+    }
+
+    /// Takes the backup `--backup` asks for, before the database is opened for writing.
+    func backUpIfAsked(_ database: String, console: Console) async throws {
+        guard backup, FileManager.default.fileExists(atPath: database) else { return }
+        let report = try await BackupRotation(database: database, keep: keepBackups).backUp()
+        console.errorLine("backed up to \(report.path)")
+    }
+
+    /// Previews the run instead of running it: the store is opened without preparing anything.
+    func preview(_ database: DatabaseOptions, configuration: Runner.Configuration, console: Console) async throws {
+        let store = try SQLiteStore(path: database.databasePath)
+        let report = try await DryRun(store: store, pipelines: try database.pipelines(), configuration: configuration, sample: sample).run()
+        console.line(DryRunText.render(report))
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+import GRDB
+import Rederive
+
+extension SQLiteStore {
+    /// Clears a pipeline's derived state, for development before an app ships: stamps, failures and
+    /// kept replaced values go, and every derived column goes back to its declared default, in one
+    /// transaction. Payloads and records are never touched; the next run derives everything again.
+    ///
+    /// ```swift
+    /// let cleared = try await store.reset(recipes)   // number of records whose state was cleared
+    /// ```
+    public func reset(_ pipeline: Pipeline) async throws -> Int {
+        try await prepare(pipeline)
+        let tables = PipelineTables(pipeline)
+        let assignments = pipeline.outputColumns
+            .map { "\(SQL.identifier($0.name)) = \(SQL.literal(of: $0.defaultValue))" }
+            .joined(separator: ", ")
+        return try await write { db in
+            for table in ["rederive_stamps", "rederive_failures", "rederive_replaced_stamps"] {
+                try db.execute(sql: "DELETE FROM \(table) WHERE source = ?", arguments: [pipeline.table])
+            }
+            let processors = pipeline.processors.map(\.name)
+            try db.execute(
+                sql: "DELETE FROM rederive_replaced_values WHERE processor IN (\(processors.map { _ in "?" }.joined(separator: ", ")))",
+                arguments: StatementArguments(processors)
+            )
+            try db.execute(sql: "UPDATE \(tables.destination) SET \(assignments)")
+            return try Self.recordCount(db, tables)
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import GRDB
+import Rederive
+
+/// What rolling back a run did.
+public struct RollbackReport: Sendable, Hashable {
+    /// One record and processor whose values and stamp were put back, or were not.
+    public struct Entry: Sendable, Hashable {
+        public let pipeline: String
+        public let recordID: Int64
+        public let key: String?
+        public let processor: String
+        /// Why it was skipped; nil when it was restored.
+        public let reason: String?
+    }
+
+    public var restored: [Entry] = []
+    public var skipped: [Entry] = []
+}
+
+extension SQLiteStore {
+    /// Puts back the values and stamps that run `runID` replaced, in one transaction.
+    ///
+    /// A record is skipped, and reported with the reason, when its payload changed since the run
+    /// derived it, when it was deleted, or when a later run derived it again (roll that run back first).
+    /// Restored stamps carry the versions they had, so a processor whose version has moved on since is
+    /// stale again for those records and the next run derives them with the current logic.
+    ///
+    /// ```swift
+    /// let report = try await store.rollback(run: 12, pipelines: [RoomScan.pipeline])
+    /// print(report.restored.count, "restored,", report.skipped.count, "skipped")
+    /// ```
+    public func rollback(run runID: Int64, pipelines: [Pipeline]) async throws -> RollbackReport {
+        let known = try await read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM rederive_runs WHERE id = ?)", arguments: [runID]) ?? false
+        }
+        guard known else {
+            throw RederiveError(.unknownName, "no run \(runID) in \(path)")
+        }
+        return try await write { db in
+            var report = RollbackReport()
+            for pipeline in pipelines {
+                try Self.rollback(runID, PipelineTables(pipeline), db, into: &report)
+            }
+            return report
+        }
+    }
+
+    private static func rollback(_ runID: Int64, _ tables: PipelineTables, _ db: Database, into report: inout RollbackReport) throws {
+        let pipeline = tables.pipeline
+        let kept = try Row.fetchAll(db, sql: """
+            SELECT k.*, r.generation AS current_generation, s.run_id AS current_run, \(tables.keyExpression) AS record_key
+            FROM rederive_replaced_stamps k
+            LEFT JOIN rederive_records r ON r.source = k.source AND r.record_id = k.record_id
+            LEFT JOIN rederive_stamps s ON s.processor = k.processor AND s.record_id = k.record_id
+            LEFT JOIN \(tables.table) t ON t.\(tables.id) = k.record_id
+            WHERE k.run_id = ? AND k.source = ?
+            ORDER BY k.record_id, k.processor
+            """, arguments: [runID, pipeline.table])
+        for row in kept {
+            let recordID: Int64 = row["record_id"]
+            let name: String = row["processor"]
+            let currentGeneration: Int64? = row["current_generation"]
+            let currentRun: Int64? = row["current_run"]
+            func entry(_ reason: String?) -> RollbackReport.Entry {
+                .init(pipeline: pipeline.name, recordID: recordID, key: row["record_key"], processor: name, reason: reason)
+            }
+            let reason: String? = if currentGeneration == nil {
+                "the record was deleted"
+            } else if currentGeneration != row["derived_generation"] {
+                "its payload changed since run \(runID)"
+            } else if let currentRun, currentRun != runID {
+                "run \(currentRun) derived it again; roll that run back first"
+            } else if currentRun == nil {
+                "its stamp was removed since run \(runID)"
+            } else if pipeline.processor(named: name) == nil {
+                "the pipeline no longer has processor \"\(name)\""
+            } else {
+                nil
+            }
+            if let reason {
+                report.skipped.append(entry(reason))
+                continue
+            }
+            try restoreValues(runID, name, recordID, tables, db)
+            try restoreStamp(row, db)
+            try db.execute(
+                sql: "DELETE FROM rederive_replaced_values WHERE run_id = ? AND processor = ? AND record_id = ?",
+                arguments: [runID, name, recordID]
+            )
+            try db.execute(
+                sql: "DELETE FROM rederive_replaced_stamps WHERE run_id = ? AND processor = ? AND record_id = ?",
+                arguments: [runID, name, recordID]
+            )
+            report.restored.append(entry(nil))
+        }
+    }
+
+    /// Writes the kept values of the processor's columns that the pipeline still declares.
+    private static func restoreValues(_ runID: Int64, _ processor: String, _ recordID: Int64, _ tables: PipelineTables, _ db: Database) throws {
+        let declared = Set(tables.pipeline.outputColumns.map(\.name))
+        let values = try Row.fetchAll(
+            db,
+            sql: "SELECT column_name, value FROM rederive_replaced_values WHERE run_id = ? AND processor = ? AND record_id = ?",
+            arguments: [runID, processor, recordID]
+        ).filter { declared.contains($0["column_name"]) }
+        guard !values.isEmpty else { return }
+        let names = values.map { SQL.identifier($0["column_name"]) }
+        let arguments = values.map { $0["value"] as DatabaseValue }
+        switch tables.pipeline.layout {
+        case .companion:
+            try db.execute(
+                sql: """
+                    INSERT INTO \(tables.destination) (id, \(names.joined(separator: ", ")))
+                    VALUES (?, \(names.map { _ in "?" }.joined(separator: ", ")))
+                    ON CONFLICT (id) DO UPDATE SET \(names.map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
+                    """,
+                arguments: StatementArguments([recordID.databaseValue] + arguments)
+            )
+        case .inline:
+            try db.execute(
+                sql: "UPDATE \(tables.table) SET \(names.map { "\($0) = ?" }.joined(separator: ", ")) WHERE \(tables.id) = ?",
+                arguments: StatementArguments(arguments + [recordID.databaseValue])
+            )
+        }
+    }
+
+    /// Puts back the stamp the run replaced, or removes the run's stamp when there was none before.
+    private static func restoreStamp(_ kept: Row, _ db: Database) throws {
+        let processor: String = kept["processor"]
+        let recordID: Int64 = kept["record_id"]
+        guard kept["had_stamp"] as Bool else {
+            try db.execute(sql: "DELETE FROM rederive_stamps WHERE processor = ? AND record_id = ?", arguments: [processor, recordID])
+            return
+        }
+        // The old stamp is current only if it was, and for the payload the record still has.
+        let current = (kept["current"] as Int64? ?? 0) != 0
+            && (kept["generation"] as Int64?) == (kept["derived_generation"] as Int64)
+        try db.execute(
+            sql: """
+                UPDATE rederive_stamps SET version = ?, generation = ?, payload_digest = ?, current = ?, run_id = ?, derived_at = ?
+                WHERE processor = ? AND record_id = ?
+                """,
+            arguments: [
+                kept["version"], kept["generation"], kept["payload_digest"], current,
+                kept["stamp_run_id"], kept["derived_at"], processor, recordID,
+            ]
+        )
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import GRDB
+import Testing
+
+@Suite("Safety commands", .timeLimit(.minutes(3)))
+struct SafetyCommandTests {
+    @Test func resetRefusesWithoutYesAndLeavesEverything() async throws {
+        try await CommandHarness.withHarness { harness in
+            _ = try await harness.rederive("import", RealExports.exportsDirectory)
+            _ = try await harness.rederive("run", "--progress", "none")
+            let refused = try await harness.rederive("reset")
+            #expect(refused.status == 1)
+            #expect(refused.errors.contains("pass --yes"))
+            #expect(refused.errors.split(separator: "\n").count == 1)
+            let stamps = { try await harness.connection().read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM rederive_stamps") } }
+            #expect(try await stamps() ?? 0 > 0)
+            let reset = try await harness.rederive("reset", "--yes")
+            #expect(reset.status == 0)
+            #expect(try await stamps() == 0)
+        }
+    }
+
+    @Test func backupRefusesToReplaceAFileAndRestoreBringsItBack() async throws {
+        try await CommandHarness.withHarness { harness in
+            _ = try await harness.rederive("import", RealExports.exportsDirectory)
+            _ = try await harness.rederive("run", "--progress", "none")
+            let target = harness.directory.appendingPathComponent("copy.sqlite").path
+            #expect(try await harness.rederive("backup", "--to", target).status == 0)
+            let again = try await harness.rederive("backup", "--to", target)
+            #expect(again.status == 1)
+            #expect(again.errors.contains("\(target) exists; pass --force"))
+            _ = try await harness.rederive("reset", "--yes")
+            let restored = try await harness.rederive("restore", target)
+            #expect(restored.status == 0, "\(restored.errors)")
+            let count = try await harness.connection().read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM rederive_stamps") }
+            #expect(count ?? 0 > 0)
+        }
+    }
+}
