@@ -23,8 +23,12 @@ package final class ChildProcess: Sendable {
     package let pid: pid_t
 
     /// Starts `executable` with `arguments`, its standard input, output and error on the given
-    /// descriptors (which the caller still owns and may close), and the parent's environment.
-    package init(executable: String, arguments: [String], input: Int32, output: Int32, error: Int32) throws(SpawnError) {
+    /// descriptors (which the caller still owns and may close), and the parent's environment with
+    /// `environment`'s variables set.
+    package init(
+        executable: String, arguments: [String], input: Int32, output: Int32, error: Int32,
+        environment: [String: String] = [:]
+    ) throws(SpawnError) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -33,8 +37,20 @@ package final class ChildProcess: Sendable {
         posix_spawn_file_actions_adddup2(&actions, error, 2)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        var variables: [String] = []
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if let name = text.split(separator: "=", maxSplits: 1).first, environment[String(name)] == nil {
+                variables.append(text)
+            }
+            entry += 1
+        }
+        variables += environment.map { "\($0.key)=\($0.value)" }
+        let envp = variables.map { strdup($0) } + [nil]
+        defer { envp.forEach { free($0) } }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        let result = posix_spawn(&pid, executable, &actions, nil, argv, envp)
         guard result == 0 else {
             throw SpawnError(description: "cannot start \(executable): \(String(cString: strerror(result)))")
         }

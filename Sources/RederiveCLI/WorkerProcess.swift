@@ -9,6 +9,8 @@ final class WorkerProcess {
     let pipeline: String
     let maximumPayloadSize: Int
     private let child: ChildProcess
+    /// The worker's standard error: where the Swift runtime says why it trapped.
+    private let errors: Int32
     /// Where the parent writes records and reads results.
     private var requests: Int32
     private var answers: Int32
@@ -16,32 +18,47 @@ final class WorkerProcess {
     init(executable: String, pipeline: String, maximumPayloadSize: Int) throws(SpawnError) {
         self.pipeline = pipeline
         self.maximumPayloadSize = maximumPayloadSize
-        (child, requests, answers) = try ProcessPipe.spawning.withLock { _ throws(SpawnError) in
-            let input = try ProcessPipe()
-            let output: ProcessPipe
-            do throws(SpawnError) {
-                output = try ProcessPipe()
-            } catch {
-                close(input.readEnd)
-                close(input.writeEnd)
-                throw error
+        var template = Array("/tmp/rederive-worker-XXXXXX".utf8CString)
+        errors = mkstemp(&template)
+        guard errors >= 0 else {
+            throw SpawnError(description: "cannot create a file for a worker's errors: \(String(cString: strerror(errno)))")
+        }
+        unlink(&template)
+        _ = fcntl(errors, F_SETFD, FD_CLOEXEC)
+        let errors = self.errors
+        do throws(SpawnError) {
+            (child, requests, answers) = try ProcessPipe.spawning.withLock { _ throws(SpawnError) in
+                let input = try ProcessPipe()
+                let output: ProcessPipe
+                do throws(SpawnError) {
+                    output = try ProcessPipe()
+                } catch {
+                    close(input.readEnd)
+                    close(input.writeEnd)
+                    throw error
+                }
+                defer {
+                    close(input.readEnd)
+                    close(output.writeEnd)
+                }
+                do throws(SpawnError) {
+                    let child = try ChildProcess(
+                        executable: executable,
+                        arguments: ["derive-worker", "--pipeline", pipeline, "--max-payload-bytes", String(maximumPayloadSize)],
+                        input: input.readEnd, output: output.writeEnd, error: errors,
+                        // The runtime's one-line reason is enough; a backtrace per crash would be slow and loud.
+                        environment: ["SWIFT_BACKTRACE": "enable=no"]
+                    )
+                    return (child, input.writeEnd, output.readEnd)
+                } catch {
+                    close(input.writeEnd)
+                    close(output.readEnd)
+                    throw error
+                }
             }
-            defer {
-                close(input.readEnd)
-                close(output.writeEnd)
-            }
-            do throws(SpawnError) {
-                let child = try ChildProcess(
-                    executable: executable,
-                    arguments: ["derive-worker", "--pipeline", pipeline, "--max-payload-bytes", String(maximumPayloadSize)],
-                    input: input.readEnd, output: output.writeEnd, error: 2
-                )
-                return (child, input.writeEnd, output.readEnd)
-            } catch {
-                close(input.writeEnd)
-                close(output.readEnd)
-                throw error
-            }
+        } catch {
+            close(errors)
+            throw error
         }
     }
 
@@ -55,18 +72,39 @@ final class WorkerProcess {
         return result
     }
 
-    /// Ends a worker that failed: kills it if it still runs, reaps it, and says how it ended.
-    func stop() -> ChildProcess.Ending {
+    /// Ends a worker that failed: kills it if it still runs, reaps it, and says how it ended, with
+    /// the runtime's reason when it trapped ("signal 4 (SIGILL): Fatal error: Index out of range").
+    func stop() -> String {
         closePipes()
         // A worker that answered nonsense may still run; one that died ignores the signal.
         child.kill()
-        return child.wait()
+        let ending = child.wait()
+        defer { close(errors) }
+        return "\(ending)" + (lastReason().map { ": \($0)" } ?? "")
+    }
+
+    /// The last line the Swift runtime wrote before a trap, without its `file:line: ` prefix.
+    private func lastReason() -> String? {
+        var text: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        lseek(errors, 0, SEEK_SET)
+        while case let count = read(errors, &buffer, buffer.count), count > 0 {
+            text += buffer[..<count]
+            if text.count > 1 << 20 { text.removeFirst(text.count - (1 << 16)) }
+        }
+        _ = ftruncate(errors, 0)
+        let lines = String(decoding: text, as: UTF8.self).split(separator: "\n")
+        let markers = ["Fatal error", "Precondition failed", "Assertion failed", "Unexpectedly found nil"]
+        guard let line = lines.last(where: { line in markers.contains { line.contains($0) } }) else { return nil }
+        let marker = markers.compactMap { line.firstRange(of: $0) }.map(\.lowerBound).min() ?? line.startIndex
+        return String(line[marker...].prefix(300))
     }
 
     /// Ends a worker that is done: at the end of its input it exits.
     func finish() {
         closePipes()
         _ = child.wait()
+        close(errors)
     }
 
     private func closePipes() {

@@ -50,10 +50,13 @@ struct IsolateTests {
             let failures = try #require(try JSONSerialization.jsonObject(with: Data(report.output.utf8)) as? [[String: Any]])
             #expect(failures.count == Self.traps.count * 2)
             #expect(Set(failures.compactMap { $0["key"] as? String }) == ["k5", "k18", "k31"])
+            // Each names the signal and the runtime's reason for the trap.
+            let reasons = ["k5": "Unexpectedly found nil", "k18": "Index out of range", "k31": "values must be empty"]
             for failure in failures {
                 #expect(failure["kind"] as? String == "crash")
                 let message = failure["message"] as? String ?? ""
-                #expect(message.contains("ended with signal") && !message.contains("\n"), "\(message)")
+                let reason = reasons[failure["key"] as? String ?? ""] ?? "?"
+                #expect(message.contains("ended with signal") && message.contains(reason) && !message.contains("\n"), "\(message)")
             }
 
             let totals = try DatabaseQueue(path: database).read { db in
