@@ -1,4 +1,5 @@
 import Rederive
+import RederiveSQLite
 
 /// What the commands work with: the registered pipelines, their sample sources and the console.
 ///
@@ -6,13 +7,22 @@ import Rederive
 public struct CommandEnvironment: Sendable {
     public let registry: Registry
     public let samples: [SampleSource]
+    /// The app's schema migrations, for `rederive migrate`.
+    public let migrator: SchemaMigrator?
     public let console: Console
     /// Environment variables, for `REDERIVE_DB`.
     public let variables: [String: String]
 
-    public init(registry: Registry, samples: [SampleSource] = [], console: Console = .standard, variables: [String: String] = [:]) {
+    public init(
+        registry: Registry,
+        samples: [SampleSource] = [],
+        migrator: SchemaMigrator? = nil,
+        console: Console = .standard,
+        variables: [String: String] = [:]
+    ) {
         self.registry = registry
         self.samples = samples
+        self.migrator = migrator
         self.console = console
         self.variables = variables
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Rederive
+import RederiveSQLite
 
 /// The `rederive` command line, with every subcommand, for any set of pipelines.
 ///
@@ -38,6 +39,7 @@ public struct RederiveCommand: AsyncParsableCommand {
             RollbackCommand.self,
             ResetCommand.self,
             VerifyCommand.self,
+            MigrateCommand.self,
             WorkerCommand.self,
         ]
     )
@@ -45,10 +47,12 @@ public struct RederiveCommand: AsyncParsableCommand {
     public init() {}
 
     /// Runs the command line with the process's arguments and exits with the command's status.
-    public static func main(pipelines: [Pipeline], samples: [SampleSource] = []) async {
+    public static func main(pipelines: [Pipeline], samples: [SampleSource] = [], migrations: [SchemaMigration] = []) async {
         let registry: Registry
+        let migrator: SchemaMigrator
         do {
             registry = try Registry(pipelines)
+            migrator = try SchemaMigrator(migrations)
         } catch {
             Console.standard.errorLine("rederive: \(error.message)")
             Foundation.exit(ExitStatus.failure)
@@ -56,6 +60,7 @@ public struct RederiveCommand: AsyncParsableCommand {
         let environment = CommandEnvironment(
             registry: registry,
             samples: samples,
+            migrator: migrations.isEmpty ? nil : migrator,
             console: .standard,
             variables: ProcessInfo.processInfo.environment
         )

@@ -11,6 +11,8 @@ import GRDB
 /// - `rederive_failures`: per record and processor, the last failure at a version and payload; `current`
 ///   as for stamps. A failure is removed when the processor later succeeds.
 /// - `rederive_runs`: every run, with its processors, status and counts.
+/// - `rederive_replaced_stamps` and `rederive_replaced_values` (v2): what runs replaced, for rollback.
+/// - `rederive_schema_migrations` (v3): the app's own schema migrations once applied.
 enum BookkeepingSchema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -69,6 +71,17 @@ enum BookkeepingSchema {
                 """)
         }
         migrator.registerMigration("rederive.v2", migrate: ReplacedValuesSchema.create)
+        migrator.registerMigration("rederive.v3") { db in
+            // The app's own schema migrations (SchemaMigrator), once applied.
+            try db.execute(sql: """
+                CREATE TABLE rederive_schema_migrations (
+                    id TEXT PRIMARY KEY,
+                    applied_at TEXT NOT NULL,
+                    duration_ms REAL NOT NULL,
+                    rederive_version TEXT NOT NULL
+                )
+                """)
+        }
         return migrator
     }
 }

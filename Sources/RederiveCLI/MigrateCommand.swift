@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+import Rederive
+import RederiveSQLite
+
+/// `rederive migrate`: the app's schema migrations registered in code.
+struct MigrateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Apply the schema migrations registered in code, in order, each in its own transaction.",
+        discussion: """
+            A migration that fails rolls back completely and stops the ones after it; the database stays as \
+            the previous migration left it. --dry-run applies the pending migrations and rolls them back, so \
+            what would fail fails, and nothing is written.
+            """
+    )
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(help: ArgumentHelp("Apply migrations up to and including this one.", valueName: "id"))
+    var to: String?
+
+    @Flag(help: "Apply each pending migration and roll it back: report what would happen, write nothing.")
+    var dryRun = false
+
+    @Flag(help: "List applied and pending migrations, with times.")
+    var list = false
+
+    @Flag(help: "Take a verified backup into <db>.backups/ first.")
+    var backup = false
+
+    @Option(help: ArgumentHelp("With --backup, how many backups to keep.", valueName: "K"))
+    var keepBackups: Int = 3
+
+    func validate() throws {
+        if list, dryRun || to != nil || backup { throw ValidationError("--list takes no other option") }
+        if dryRun, backup { throw ValidationError("--dry-run writes nothing; it takes no --backup") }
+        if keepBackups < 1 { throw ValidationError("--keep-backups must be at least 1") }
+    }
+
+    func run() async throws {
+        let environment = database.environment
+        let console = environment.console
+        guard let migrator = environment.migrator else {
+            console.line("no schema migrations are registered")
+            return
+        }
+        if backup, FileManager.default.fileExists(atPath: database.databasePath) {
+            let report = try await BackupRotation(database: database.databasePath, keep: keepBackups).backUp()
+            console.errorLine("backed up to \(report.path)")
+        }
+        // Migrations run before pipelines are prepared: they may create or rename what pipelines read.
+        let store = try SQLiteStore(path: database.databasePath, busyTimeout: database.busyTimeout)
+        if list {
+            let states = try await store.migrationStates(migrator)
+            console.line(Format.table(
+                ["migration", "status", "applied at", "took", "by rederive"],
+                states.map { state in
+                    [
+                        state.id, state.isApplied ? "applied" : "pending",
+                        state.appliedAt.map(isoTimestamp) ?? "",
+                        state.duration.map { Format.seconds($0.secondsValue) } ?? "",
+                        state.rederiveVersion ?? "",
+                    ]
+                }
+            ))
+            return
+        }
+        let outcome = try await store.migrate(migrator, to: to, dryRun: dryRun)
+        if outcome.applied.isEmpty {
+            console.line("the schema is up to date")
+        } else if dryRun {
+            console.line("dry run: \(outcome.applied.count) migrations apply cleanly (rolled back): \(outcome.applied.joined(separator: ", "))")
+        } else {
+            console.line("applied \(outcome.applied.count) migrations: \(outcome.applied.joined(separator: ", "))")
+        }
+    }
+}
