@@ -211,6 +211,22 @@ struct RunnerTests {
         }
     }
 
+    @Test func aPacedRunCommitsAboutASecondsWorthAtATime() async throws {
+        try await withTemporaryDatabase { path in
+            let test = TestPipeline()
+            try await prepare(test.pipeline, at: path)
+            try insertRecords(samples(60), into: path)
+            let progress = InMemoryProgress()
+            let configuration = Runner.Configuration(parallelism: 2, batchSize: 500, maximumRate: 30)
+            let summary = try await run(test.pipeline, at: path, configuration, progress: progress)
+            #expect(summary.counts.derived == 60)
+            let done = progress.events.compactMap { event -> Int? in
+                if case .advanced(let progress) = event { progress.done } else { nil }
+            }
+            #expect(done == [30, 60])
+        }
+    }
+
     @Test func unknownProcessorNamesAreFatal() async throws {
         try await withTemporaryDatabase { path in
             let test = TestPipeline()
