@@ -1,4 +1,5 @@
 import Foundation
+import Rederive
 
 /// One synthetic room, laid out in the plan and then written as a RoomPlan export.
 ///

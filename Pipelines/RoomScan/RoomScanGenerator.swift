@@ -1,3 +1,5 @@
+import Rederive
+
 /// Realistic synthetic RoomPlan exports, for filling test databases with `rederive generate`.
 ///
 /// Scans are deterministic: the same seed and index always give the same bytes. Their sizes,

@@ -25,7 +25,7 @@ struct SyntheticCorpus {
 
     /// The stored bytes of record `index`, and its defect when it is broken.
     func record(_ index: Int) -> (payload: [UInt8], defect: String?) {
-        var random = SeededRandom(seed: seed, index: index)
+        var random = SplitMix64(seed: seed, stream: UInt64(truncatingIfNeeded: index))
         guard Double(random.next() >> 11) / Double(1 << 53) < corruptFraction else {
             return (PayloadCodec.encode(source.make(seed, index)), nil)
         }

@@ -24,7 +24,7 @@ struct FaultInjectionTests {
             let payloadsBefore = try payloads(database)
             try await expectStatus([3], try await RederiveProcess.run(["run", "--db", clean, "--progress", "none"], in: directory))
 
-            var random = TestRandom(seed: 2_024)
+            var random = SplitMix64(seed: 2_024)
             var kills = 0
             var attempts = 0
             while kills < 20 {
@@ -312,7 +312,7 @@ final class LiveWriter: Sendable {
                 state.withLock { $0.errors.append("open: \(error)") }
                 return
             }
-            var random = TestRandom(seed: 99)
+            var random = SplitMix64(seed: 99)
             var inserted = 0
             let generator = RoomScanGenerator(seed: 77)
             for _ in 0..<operations {

@@ -22,7 +22,7 @@ struct HostilePayloadRunTests {
     }
 
     @Test func randomBytes() async throws {
-        var random = TestRandom(seed: 42)
+        var random = SplitMix64(seed: 42)
         let bytes = (0..<4_096).map { _ in UInt8.random(in: 0...255, using: &random) }
         try await expectFailure(bytes, kind: .decompression, mentioning: ["deflate stream"])
     }
@@ -184,17 +184,3 @@ struct HostilePayloadRunTests {
     }
 }
 
-/// SplitMix64, so that generated inputs are the same on every run.
-struct TestRandom: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -119,16 +119,12 @@ struct FuzzTests {
 
 /// SplitMix64: the same seed gives the same inputs everywhere.
 struct FuzzRandom {
-    var state: UInt64
+    var generator: SplitMix64
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { generator = SplitMix64(seed: seed) }
 
     mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        generator.next()
     }
 
     mutating func below(_ bound: Int) -> Int {

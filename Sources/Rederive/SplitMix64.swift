@@ -1,19 +1,19 @@
 /// A small, fast, seedable random number generator (Steele, Lea and Flood's SplitMix64), so that
-/// generated scans are the same on every platform and run.
-struct SplitMix64: RandomNumberGenerator {
+/// generated corpora and test inputs are the same on every platform and run.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    init(seed: UInt64) {
+    public init(seed: UInt64) {
         state = seed
     }
 
     /// A generator for one of several independent streams derived from a seed.
-    init(seed: UInt64, stream: UInt64) {
+    public init(seed: UInt64, stream: UInt64) {
         var mixer = SplitMix64(seed: seed ^ (stream &* 0xD1B5_4A32_D192_ED03))
         state = mixer.next()
     }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
