@@ -58,7 +58,9 @@ public struct DryRun: Sendable {
                 guard let last = batch.last else { break }
                 cursor = last.recordID
                 budget = budget.map { $0 - batch.count }
-                let results = await Self.derive(batch, pipeline: plan.pipeline, codec: codec, parallelism: configuration.parallelism)
+                let results = await Runner.deriveConcurrently(
+                    batch, pipeline: plan.pipeline, codec: codec, parallelism: configuration.parallelism
+                )
                 let stored = try await store.storedRows(of: plan.pipeline, recordIDs: batch.map(\.recordID))
                 for result in results {
                     report.examined += 1
@@ -68,20 +70,5 @@ public struct DryRun: Sendable {
             report.columns += tally.summaries()
         }
         return report
-    }
-
-    /// Derives a batch on up to `parallelism` tasks, keeping the batch's order.
-    private static func derive(_ batch: [PendingRecord], pipeline: Pipeline, codec: PayloadCodec, parallelism: Int) async -> [RecordResult] {
-        let chunk = max(1, (batch.count + parallelism - 1) / parallelism)
-        return await withTaskGroup(of: (Int, [RecordResult]).self) { group in
-            for start in stride(from: 0, to: batch.count, by: chunk) {
-                group.addTask {
-                    (start, batch[start..<min(start + chunk, batch.count)].map { Runner.derive($0, pipeline: pipeline, codec: codec) })
-                }
-            }
-            var parts: [(Int, [RecordResult])] = []
-            for await part in group { parts.append(part) }
-            return parts.sorted { $0.0 < $1.0 }.flatMap(\.1)
-        }
     }
 }

@@ -158,13 +158,23 @@ public struct Runner: Sendable {
         }
     }
 
+    private func deriveConcurrently(_ batch: [PendingRecord], pipeline: Pipeline) async -> [RecordResult] {
+        await Self.deriveConcurrently(
+            batch,
+            pipeline: pipeline,
+            codec: PayloadCodec(maximumSize: configuration.maximumPayloadSize),
+            parallelism: configuration.parallelism
+        )
+    }
+
     /// Inflates, decodes and derives a batch on `parallelism` workers that take records one at a time,
     /// so a large payload does not hold up a whole share of the batch. Results keep the batch's order.
     /// When the task is cancelled the workers stop taking records and the results end early.
-    private func deriveConcurrently(_ batch: [PendingRecord], pipeline: Pipeline) async -> [RecordResult] {
-        let codec = PayloadCodec(maximumSize: configuration.maximumPayloadSize)
+    static func deriveConcurrently(
+        _ batch: [PendingRecord], pipeline: Pipeline, codec: PayloadCodec, parallelism: Int
+    ) async -> [RecordResult] {
         let next = WorkCursor()
-        let workers = min(configuration.parallelism, batch.count)
+        let workers = min(parallelism, batch.count)
         let slots = await withTaskGroup(of: [(Int, RecordResult)].self) { group in
             for _ in 0..<workers {
                 group.addTask {
@@ -172,7 +182,7 @@ public struct Runner: Sendable {
                     while !Task.isCancelled {
                         let index = next.take()
                         guard index < batch.count else { break }
-                        produced.append((index, Self.derive(batch[index], pipeline: pipeline, codec: codec)))
+                        produced.append((index, derive(batch[index], pipeline: pipeline, codec: codec)))
                     }
                     return produced
                 }
