@@ -21,16 +21,7 @@ enum Deflater {
             [UInt8](unsafeUninitializedCapacity: bound) { buffer, count in
                 var fed = 0
                 while true {
-                    // avail_in and avail_out are 32-bit, so hand over at most 4 GiB at a time.
-                    if stream.pointee.avail_in == 0 && fed < source.count {
-                        let chunk = min(source.count - fed, Int(UInt32.max))
-                        stream.pointee.next_in = UnsafeMutablePointer(mutating: source.baseAddress! + fed)
-                        stream.pointee.avail_in = UInt32(chunk)
-                        fed += chunk
-                    }
-                    let room = min(buffer.count - count, Int(UInt32.max))
-                    stream.pointee.next_out = buffer.baseAddress! + count
-                    stream.pointee.avail_out = UInt32(room)
+                    let room = stream.offerWindows(source: source, fed: &fed, buffer: buffer, count: count)
                     let flush = fed == source.count ? Z_FINISH : Z_NO_FLUSH
                     let status = CZlib.deflate(stream, flush)
                     count += room - Int(stream.pointee.avail_out)
