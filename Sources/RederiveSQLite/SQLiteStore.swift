@@ -43,30 +43,26 @@ public final class SQLiteStore: RecordStore {
 
     /// Runs a read on the store's connection pool, for callers inside this package.
     package func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        let pool = self.pool
-        let path = self.path
-        return try await offload {
-            do {
-                return try pool.read(body)
-            } catch let error as RederiveError {
-                throw error
-            } catch {
-                throw RederiveError(.database, "cannot read \(path)", underlying: error)
-            }
-        }
+        try await access("read") { pool in try pool.read(body) }
     }
 
     /// Runs a write transaction on the store's connection pool, for callers inside this package.
     package func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await access("write") { pool in try pool.write(body) }
+    }
+
+    /// Runs blocking pool work off the cooperative threads; a database error names the file and what
+    /// was attempted, and rederive's own errors pass through.
+    private func access<T: Sendable>(_ verb: String, _ work: @escaping @Sendable (DatabasePool) throws -> T) async throws -> T {
         let pool = self.pool
         let path = self.path
         return try await offload {
             do {
-                return try pool.write(body)
+                return try work(pool)
             } catch let error as RederiveError {
                 throw error
             } catch {
-                throw RederiveError(.database, "cannot write \(path)", underlying: error)
+                throw RederiveError(.database, "cannot \(verb) \(path)", underlying: error)
             }
         }
     }
