@@ -14,6 +14,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        // `swift package generate-documentation --target Rederive` builds the DocC catalog; nothing links it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // zlib, seen only by RederiveCodec.
@@ -21,15 +23,11 @@ let package = Package(
             name: "CZlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
-        // libdeflate, seen only by RederiveCodec: whole-buffer inflate, about twice as fast as zlib.
-        .systemLibrary(
-            name: "CDeflate",
-            providers: [.apt(["libdeflate-dev"])]
-        ),
-        // Payload formats: zlib, raw deflate, gzip and plain JSON, with a bounded inflate.
+        // Payload formats: zlib, raw deflate, gzip and plain JSON, with a bounded inflate. libdeflate,
+        // about twice as fast as zlib on whole payloads, is loaded at run time when the system has it.
         .target(
             name: "RederiveCodec",
-            dependencies: ["CZlib", "CDeflate"]
+            dependencies: ["CZlib"]
         ),
         // The engine: processors, pipelines, stamps, the runner, progress and the store interface.
         .target(
@@ -100,7 +98,10 @@ let package = Package(
         ),
         .testTarget(
             name: "RoomScanTests",
-            dependencies: ["RoomScan", "Rederive", "RederiveSQLite", "RederiveCodec"],
+            dependencies: [
+                "RoomScan", "Rederive", "RederiveSQLite", "RederiveCodec",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(

@@ -14,6 +14,8 @@ package struct Inflater {
     /// The largest output buffer this inflater has allocated, in bytes; tests read it to check
     /// that a bomb never gets more than the limit.
     package private(set) var largestBufferCapacity = 0
+    /// Bytes zlib has written so far, the work done: a bomb stops one byte past the limit.
+    package private(set) var outputBytes = 0
 
     /// The smallest first buffer, so that tiny inputs do not regrow several times.
     private static let minimumInitialCapacity = 1024
@@ -51,6 +53,7 @@ package struct Inflater {
                     count = previous.withUnsafeBufferPointer { buffer.initialize(fromContentsOf: $0) }
                     outcome = run.inflate(into: buffer, count: &count)
                 }
+                outputBytes = output.count
                 if output.count > maximumSize { throw .tooLarge(format, limit: maximumSize) }
                 switch outcome {
                 case .finished: return output

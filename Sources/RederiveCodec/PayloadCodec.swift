@@ -1,4 +1,3 @@
-import CDeflate
 import CZlib
 
 /// Reads and writes stored payloads: JSON that is usually compressed.
@@ -6,6 +5,9 @@ import CZlib
 /// Decoding detects the format from the bytes (see ``detect(_:)``) and inflates with a cap on the
 /// decoded size, so a decompression bomb fails with ``PayloadError/Code/tooLarge`` after at most
 /// ``maximumSize`` bytes instead of exhausting memory. Encoding writes zlib unless told otherwise.
+///
+/// Whole payloads inflate with libdeflate where the system has it, and with zlib otherwise; the
+/// results, errors and digests are the same either way.
 ///
 /// ```swift
 /// let json = Array(#"{"rooms":[]}"#.utf8)
@@ -22,9 +24,18 @@ public struct PayloadCodec: Sendable {
     /// the payload itself for plain JSON.
     public var maximumSize: Int
 
+    /// The library that inflates: libdeflate when it loaded, unless a test chose zlib.
+    package var library: InflateLibrary
+
     /// Creates a codec that refuses payloads decoding to more than `maximumSize` bytes.
     public init(maximumSize: Int = PayloadCodec.defaultMaximumSize) {
+        self.init(maximumSize: maximumSize, library: .preferred)
+    }
+
+    /// Creates a codec that inflates with `library`; libdeflate falls back to zlib where it did not load.
+    package init(maximumSize: Int = PayloadCodec.defaultMaximumSize, library: InflateLibrary) {
         self.maximumSize = maximumSize
+        self.library = library
     }
 
     /// Returns the JSON bytes of a stored payload in any of the four formats.
@@ -41,16 +52,22 @@ public struct PayloadCodec: Sendable {
     /// - Throws: ``PayloadError`` saying what is wrong: empty, truncated, corrupt, a checksum
     ///   mismatch, larger than ``maximumSize``, or followed by trailing data.
     public func decode(_ bytes: [UInt8]) throws(PayloadError) -> [UInt8] {
+        var work = InflationWork()
+        return try decode(bytes, work: &work)
+    }
+
+    /// ``decode(_:)``, adding to `work` the output that inflating wrote.
+    package func decode(_ bytes: [UInt8], work: inout InflationWork) throws(PayloadError) -> [UInt8] {
         guard let format = Self.detect(bytes) else { throw .empty() }
         switch format {
         case .plain:
             guard bytes.count <= maximumSize else { throw .tooLarge(.plain, limit: maximumSize) }
             return bytes
         case .gzip:
-            return try inflate(bytes, as: format)
+            return try inflate(bytes, as: format, work: &work)
         case .deflate:
             do throws(PayloadError) {
-                return try inflate(bytes, as: .deflate)
+                return try inflate(bytes, as: .deflate, work: &work)
             } catch where Self.startsLikeJSONText(bytes) && error.code != .tooLarge {
                 // Not deflate after all, but JSON text that is cut short or malformed at its end:
                 // hand it over as plain so that the decoder names what is wrong with it.
@@ -59,13 +76,13 @@ public struct PayloadCodec: Sendable {
             }
         case .zlib:
             do throws(PayloadError) {
-                return try inflate(bytes, as: .zlib)
+                return try inflate(bytes, as: .zlib, work: &work)
             } catch let zlibError where zlibError.code == .tooLarge {
                 // The stream was good for at least maximumSize bytes: it is zlib, and too large.
                 throw zlibError
             } catch let zlibError {
                 do throws(PayloadError) {
-                    return try inflate(bytes, as: .deflate)
+                    return try inflate(bytes, as: .deflate, work: &work)
                 } catch let deflateError where deflateError.code == .tooLarge {
                     throw deflateError
                 } catch {
@@ -75,12 +92,14 @@ public struct PayloadCodec: Sendable {
         }
     }
 
-    private func inflate(_ bytes: [UInt8], as format: PayloadFormat) throws(PayloadError) -> [UInt8] {
-        if let inflated = try WholeBufferInflater.inflate(bytes, format: format, maximumSize: maximumSize) {
+    private func inflate(_ bytes: [UInt8], as format: PayloadFormat, work: inout InflationWork) throws(PayloadError) -> [UInt8] {
+        if library == .libdeflate, let libdeflate = LibDeflate.loaded,
+           let inflated = try WholeBufferInflater.inflate(bytes, format: format, maximumSize: maximumSize, with: libdeflate, work: &work) {
             return inflated
         }
         // zlib's streaming inflate, for what libdeflate cannot settle: it names the problem exactly.
         var inflater = Inflater(format: format, maximumSize: maximumSize)
+        defer { work.outputBytes += inflater.outputBytes }
         return try inflater.inflate(bytes)
     }
 
@@ -104,9 +123,20 @@ public struct PayloadCodec: Sendable {
     /// cryptographic hash: it only tells apart versions of the same row's payload. The byte count
     /// keeps its low 32 bits.
     public static func digest(_ bytes: [UInt8]) -> Int64 {
-        // libdeflate's CRC-32 (the same checksum as zlib's, carry-less multiplication where the CPU has it)
-        // costs a fraction of zlib's on payloads of a hundred kilobytes.
-        let crc = bytes.withUnsafeBufferPointer { libdeflate_crc32(0, $0.baseAddress, $0.count) }
+        digest(bytes, using: .preferred)
+    }
+
+    /// ``digest(_:)`` computed by `library`: the same value whichever computes it, since digests are stored.
+    package static func digest(_ bytes: [UInt8], using library: InflateLibrary) -> Int64 {
+        let crc = bytes.withUnsafeBufferPointer { buffer -> UInt32 in
+            // libdeflate's CRC-32 (carry-less multiplication where the CPU has it) costs a fraction of
+            // zlib's on payloads of a hundred kilobytes; both compute the CRC-32 of zlib and gzip.
+            if library == .libdeflate, let libdeflate = LibDeflate.loaded {
+                return libdeflate.crc32(0, buffer.baseAddress, buffer.count)
+            }
+            guard let base = buffer.baseAddress else { return 0 }
+            return UInt32(truncatingIfNeeded: crc32_z(0, base, buffer.count))
+        }
         return Int64(bitPattern: UInt64(truncatingIfNeeded: bytes.count) << 32 | UInt64(crc))
     }
 }

@@ -7,8 +7,9 @@ import Testing
         var inflater = Inflater(format: format, maximumSize: 1 << 20)
         let error = #expect(throws: PayloadError.self) { try inflater.inflate(Streams.bomb(format)) }
         #expect(error?.code == .tooLarge)
-        // One byte past the limit is how the inflater notices it.
+        // One byte past the limit is how the inflater notices it, and where it stops inflating.
         #expect(inflater.largestBufferCapacity == (1 << 20) + 1)
+        #expect(inflater.outputBytes == (1 << 20) + 1)
     }
 
     @Test func theFirstBufferIsFourTimesTheInput() throws {

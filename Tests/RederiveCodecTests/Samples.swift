@@ -74,6 +74,26 @@ enum Streams {
     private static let zlibBomb = PayloadCodec.encode(bombContent, as: .zlib, level: 9)
 }
 
+/// The inflate paths every decoding test runs through: libdeflate where it loaded, and zlib always.
+enum Libraries {
+    static let all = InflateLibrary.available
+
+    /// Every library paired with every value, for tests that already take arguments.
+    static func crossed<Value>(_ values: [Value]) -> [(InflateLibrary, Value)] {
+        all.flatMap { library in values.map { (library, $0) } }
+    }
+
+    /// Every library paired with every pair of values.
+    static func crossed<First, Second>(_ values: [(First, Second)]) -> [(InflateLibrary, First, Second)] {
+        all.flatMap { library in values.map { (library, $0.0, $0.1) } }
+    }
+
+    /// Every library paired with every triple of values.
+    static func crossed<First, Second, Third>(_ values: [(First, Second, Third)]) -> [(InflateLibrary, First, Second, Third)] {
+        all.flatMap { library in values.map { (library, $0.0, $0.1, $0.2) } }
+    }
+}
+
 /// SplitMix64: the same bytes on every run and every machine.
 struct SeededGenerator: RandomNumberGenerator {
     private var state: UInt64
