@@ -2,10 +2,15 @@
 ///
 /// The cases mirror SQLite's storage classes, so that any store can hold them without loss.
 public enum DerivedValue: Sendable, Hashable {
+    /// SQL `NULL`: no value. It fits a column of any type.
     case null
+    /// A 64-bit signed integer, for `INTEGER` columns (and `REAL` ones, which store it as a number).
     case integer(Int64)
+    /// A floating-point number, for `REAL` columns.
     case real(Double)
+    /// UTF-8 text, for `TEXT` columns.
     case text(String)
+    /// Bytes, for `BLOB` columns.
     case blob([UInt8])
 
     /// An integer value from an `Int`, the type counts usually have.
@@ -15,6 +20,7 @@ public enum DerivedValue: Sendable, Hashable {
 }
 
 extension DerivedValue: CustomStringConvertible {
+    /// The value as reports show it: `NULL`, the number, the text itself, or `<N bytes>` for a blob.
     public var description: String {
         switch self {
         case .null: "NULL"

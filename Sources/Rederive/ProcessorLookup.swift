@@ -1,3 +1,4 @@
+/// Checks on a list of pipelines.
 extension Collection where Element == Pipeline {
     /// Throws when a name is not one of these pipelines' processors, naming it and the known ones.
     public func requireProcessors(named names: some Sequence<String>) throws(RederiveError) {

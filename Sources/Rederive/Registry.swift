@@ -6,19 +6,32 @@
 /// ```
 ///
 /// Registration rejects, with a message naming both sides: two pipelines with one name or one table,
-/// two processors with one name (processor names identify stamps and failures), and two processors
-/// that claim the same output column.
+/// two processors with one name in one pipeline, and two processors that claim the same output column.
+/// Stamps and failures are keyed by pipeline and processor, so two pipelines may each have a processor
+/// of the same name.
+///
+/// ``Runner``, ``DryRun`` and ``Verifier`` check their pipelines the same way, so an app that calls them
+/// directly gets the same protection.
 public struct Registry: Sendable {
+    /// The registered pipelines, in registration order.
     public private(set) var pipelines: [Pipeline] = []
 
+    /// An empty registry.
     public init() {}
 
+    /// A registry of `pipelines`, registered in order.
+    ///
+    /// - Throws: ``RederiveError/Code-swift.enum/invalidRegistration`` naming the first conflict.
     public init(_ pipelines: [Pipeline]) throws(RederiveError) {
         for pipeline in pipelines {
             try register(pipeline)
         }
     }
 
+    /// Adds a pipeline after checking it against itself and every pipeline registered before.
+    ///
+    /// - Throws: ``RederiveError/Code-swift.enum/invalidRegistration`` when a name, table or column is
+    ///   claimed twice, or a processor is invalid; the registry is then unchanged.
     public mutating func register(_ pipeline: Pipeline) throws(RederiveError) {
         try Self.validate(pipeline)
         for existing in pipelines {
@@ -29,12 +42,6 @@ public struct Registry: Sendable {
                 throw RederiveError(
                     .invalidRegistration,
                     "pipelines \"\(existing.name)\" and \"\(pipeline.name)\" both read table \"\(pipeline.table)\"; give one pipeline all of that table's processors"
-                )
-            }
-            for processor in pipeline.processors where existing.processor(named: processor.name) != nil {
-                throw RederiveError(
-                    .invalidRegistration,
-                    "processor name \"\(processor.name)\" is used by pipelines \"\(existing.name)\" and \"\(pipeline.name)\""
                 )
             }
         }
