@@ -28,6 +28,10 @@ COUNT = int(os.environ.get("BENCH_RECORDS", "3510"))       # 13 exports x 270
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
 MILLION = int(os.environ.get("BENCH_MILLION", "1000000"))
 RSS_SIZES = [int(n) for n in os.environ.get("BENCH_RSS_SIZES", "10000,100000").split(",")]
+# A focused run: only these variants (for instance a,a-zlib,c,c-zlib) on both corpora, nothing else.
+ONLY = [key for key in os.environ.get("BENCH_ONLY", "").split(",") if key]
+# rederive with libdeflate switched off: every payload inflates and digests with zlib.
+ZLIB_ONLY = {**os.environ, "REDERIVE_LIBDEFLATE": "0"}
 CORES = os.cpu_count() or 1
 
 
@@ -52,11 +56,11 @@ def fresh(base, work):
     return work
 
 
-def run(cmd, stdin=None, check=True):
+def run(cmd, stdin=None, check=True, env=None):
     """Runs cmd; returns wall seconds, CPU seconds, peak RSS (MB) and output."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
     if stdin:
         proc.stdin.write(stdin.encode())
         proc.stdin.close()
@@ -86,10 +90,7 @@ def build(name, kind, count, layout="companion", derive=False):
     tmp = db + ".building"
     remove(tmp)
     log(f"building {name} ({kind}, {count} records, {layout}{', derived' if derive else ''})")
-    if layout == "companion":
-        run([REDERIVE, "status", "--db", tmp])
-    else:
-        run([FLOOR, "prepare", tmp, layout])
+    run([FLOOR, "prepare", tmp, layout])
     if kind == "generate":
         run([REDERIVE, "generate", "--db", tmp, "--count", str(count)])
     else:
@@ -108,21 +109,27 @@ def build(name, kind, count, layout="companion", derive=False):
 
 def variants(corpus, base, inline_base):
     work = path("work.sqlite")
-    return [
+    rows = [
         ("a", f"rederive run --parallel 8 ({corpus})",
          lambda: fresh(base, work), lambda: run([REDERIVE, "run", "--db", work, "--parallel", "8", "--progress", "none"])),
+        ("a-zlib", f"rederive run --parallel 8, zlib only ({corpus})",
+         lambda: fresh(base, work),
+         lambda: run([REDERIVE, "run", "--db", work, "--parallel", "8", "--progress", "none"], env=ZLIB_ONLY)),
         ("b", f"sqlite-utils convert --multi ({corpus})",
          lambda: fresh(base, work),
          lambda: run([SQLITE_UTILS, "convert", work, "room_scans", "payload", "-", "--multi", "--silent"], stdin=PEER_CODE)),
-        ("c", f"floor: read + inflate, {CORES} threads ({corpus})",
-         lambda: None, lambda: run([FLOOR, "inflate", base, str(CORES)])),
-        ("c-libdeflate", f"floor with libdeflate, {CORES} threads ({corpus})",
+        ("c", f"floor: read + inflate (libdeflate), {CORES} threads ({corpus})",
          lambda: None, lambda: run([FLOOR, "inflate", base, str(CORES), "libdeflate"])),
+        ("c-zlib", f"floor: read + inflate with zlib, {CORES} threads ({corpus})",
+         lambda: None, lambda: run([FLOOR, "inflate", base, str(CORES), "zlib"])),
         ("d", f"rederive run --parallel 1 ({corpus})",
          lambda: fresh(base, work), lambda: run([REDERIVE, "run", "--db", work, "--parallel", "1", "--progress", "none"])),
+        ("s", f"the seed pattern: fetch all, JSONDecoder, save once ({corpus})",
+         lambda: fresh(base, work), lambda: run([FLOOR, "seed", work])),
         ("g", f"inline layout, Runner parallel 8 ({corpus})",
          lambda: fresh(inline_base, work), lambda: run([FLOOR, "run", work, "inline", "8"])),
     ]
+    return [row for row in rows if not ONLY or row[0] in ONLY]
 
 
 def measure(rows, records, rounds):
@@ -201,8 +208,11 @@ def main():
     info = machine()
     log(f"machine: {info}")
     exports = build(f"exports-{COUNT}.sqlite", "exports", COUNT)
-    exports_inline = build(f"exports-{COUNT}-inline.sqlite", "exports", COUNT, layout="inline")
     generated = build(f"generate-{COUNT}.sqlite", "generate", COUNT)
+    if ONLY:
+        focused(info, exports, generated)
+        return
+    exports_inline = build(f"exports-{COUNT}-inline.sqlite", "exports", COUNT, layout="inline")
     generated_inline = path(f"generate-{COUNT}-inline.sqlite")
     if not os.path.exists(generated_inline):
         # The same generated payloads in an inline-layout table.
@@ -226,9 +236,9 @@ def main():
         return
 
     results = {}
-    log("real exports: a b c d g")
+    log("real exports: a a-zlib b c c-zlib d g")
     results["exports"] = measure(variants("real exports", exports, exports_inline), COUNT, ROUNDS)
-    log("generate corpus: a b c d g")
+    log("generate corpus: a a-zlib b c c-zlib d g")
     results["generate"] = measure(variants("generate corpus", generated, generated_inline), COUNT, ROUNDS)
     log("logic-version bump")
     results["bump"] = bump("real exports", derived, ROUNDS)
@@ -240,7 +250,26 @@ def main():
     report(info, results)
 
 
-def report(info, results):
+def focused(info, exports, generated):
+    """Measures only the BENCH_ONLY variants, on both corpora, and prints their table and ratios."""
+    missing = os.path.join(WORK, "missing.sqlite")
+    results = {}
+    for corpus, base in (("real exports", exports), ("generate corpus", generated)):
+        log(f"{corpus}: {', '.join(ONLY)}")
+        results[corpus] = measure(variants(corpus, base, missing), COUNT, ROUNDS)
+    info["load_after"] = os.getloadavg()[0]
+    lines = table(info, results)
+    lines += ["", "| ratio | real exports | generate corpus |", "|---|---:|---:|"]
+    ex, ge = results["real exports"], results["generate corpus"]
+    for name, faster, slower in (("libdeflate speed-up, floor (c-zlib wall / c wall)", "c", "c-zlib"),
+                                 ("libdeflate speed-up, run (a-zlib wall / a wall)", "a", "a-zlib")):
+        if faster in ex and slower in ex:
+            lines.append(f"| {name} | {ex[slower]['wall'] / ex[faster]['wall']:.2f} | {ge[slower]['wall'] / ge[faster]['wall']:.2f} |")
+    print("\n".join(lines))
+
+
+def table(info, results):
+    """The machine line and one table row per measured variant."""
     lines = [f"machine: {info['nproc']} cores, {info['cpu']}, commit {info['commit']}, "
              f"load average {info['load_before']:.1f} before / {info['load_after']:.1f} after",
              f"{COUNT:,} records per corpus, median of {ROUNDS} interleaved runs", "",
@@ -250,13 +279,25 @@ def report(info, results):
         for key, r in group.items():
             lines.append(f"| {key} | {r['label']} | {r['records']:,} | {r['wall']:.3f} | {r['rate']:,.0f} | "
                          f"{r.get('cpu', float('nan')):.2f} | {r['rss_mb']:.1f} |")
+    return lines
+
+
+def report(info, results):
+    lines = table(info, results)
     lines += ["", "| ratio | real exports | generate corpus | target |", "|---|---:|---:|---|"]
     ex, ge = results["exports"], results["generate"]
-    for name, den, target in (("a/b", "b", "≥ 4"), ("a/c", "c", "≥ 0.7"), ("a/d", "d", "≥ 1.8"), ("g/a", None, "(inline cost)")):
+    lines.append(f"| libdeflate: a-zlib wall / a wall | {ex['a-zlib']['wall'] / ex['a']['wall']:.2f} | "
+                 f"{ge['a-zlib']['wall'] / ge['a']['wall']:.2f} | (speed-up) |")
+    lines.append(f"| libdeflate: c-zlib wall / c wall | {ex['c-zlib']['wall'] / ex['c']['wall']:.2f} | "
+                 f"{ge['c-zlib']['wall'] / ge['c']['wall']:.2f} | (speed-up) |")
+    for name, den, target in (("a/b", "b", "≥ 4"), ("a/s", "s", "≥ 4"), ("a/c", "c", "≥ 0.7"),
+                              ("a/d", "d", "≥ 1.7"), ("g/a", None, "(inline cost)")):
         if den:
             lines.append(f"| {name} | {ex['a']['rate'] / ex[den]['rate']:.2f} | {ge['a']['rate'] / ge[den]['rate']:.2f} | {target} |")
         else:
             lines.append(f"| {name} | {ex['g']['rate'] / ex['a']['rate']:.2f} | {ge['g']['rate'] / ge['a']['rate']:.2f} | {target} |")
+    lines.append(f"| cores used by a (CPU s / wall s) | {ex['a']['cpu'] / ex['a']['wall']:.2f} | "
+                 f"{ge['a']['cpu'] / ge['a']['wall']:.2f} | ≥ 1.8 of {CORES} |")
     bm = results["bump"]
     lines.append(f"| bump inline/companion wall | {bm['g-bump-inline']['wall'] / bm['g-bump-companion']['wall']:.2f} | | (inline cost) |")
     mi = results["million"]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fills room_scans of a database whose schema `rederive status` (or rederive-floor prepare) created.
+"""Fills room_scans of a database whose schema `rederive-floor prepare` created.
 
     make_db.py exports DB COUNT     the 13 real RoomPlan exports, zlib level 6, copied round-robin
                                     under distinct scan_ids until COUNT records

@@ -6,8 +6,9 @@
 # which measures every variant side by side and prints the table and the ratios.
 #
 # Environment: BENCH_RECORDS (3510), BENCH_ROUNDS (3), BENCH_MILLION (1000000),
-# BENCH_RSS_SIZES (10000,100000), BENCH_DIR (.build-bench). Delete .build-bench/*.sqlite to rebuild
-# the databases (they are keyed by size only).
+# BENCH_RSS_SIZES (10000,100000), BENCH_DIR (.build-bench), BENCH_ONLY (a comma list of variants, such
+# as a,a-zlib,c,c-zlib: measure only those, on both corpora, and skip the rest). Delete
+# .build-bench/*.sqlite to rebuild the databases (they are keyed by size only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export BENCH_DIR="${BENCH_DIR:-$PWD/.build-bench}"

@@ -1,13 +1,15 @@
 // rederive-floor: the benchmark's helper executable (not part of the product).
 //
-//   rederive-floor inflate DB THREADS            the floor: read every payload of room_scans and only
-//                                                inflate it, on THREADS threads, each reading its own
-//                                                id range on its own connection
-//   rederive-floor inflate DB THREADS libdeflate   the same with libdeflate's whole-buffer zlib inflate
-//                                                (loaded with dlopen: libdeflate.so.0, Debian libdeflate0)
+//   rederive-floor inflate DB THREADS [LIBRARY]  the floor: read every payload of room_scans and only
+//                                                inflate it with RederiveCodec, on THREADS threads, each
+//                                                reading its own id range on its own connection; LIBRARY
+//                                                is libdeflate (the default where it loads) or zlib
 //   rederive-floor prepare DB LAYOUT             create the RoomScan schema in LAYOUT (inline|companion)
 //   rederive-floor run DB LAYOUT PARALLEL        rederive's Runner with RoomScan.pipeline(layout: LAYOUT)
 //   rederive-floor invalidate DB LAYOUT NAME     mark every record stale for processor NAME
+//   rederive-floor seed DB                       the pattern apps start with: fetch every record,
+//                                                inflate with zlib, decode with JSONDecoder, derive the
+//                                                five RoomScan columns, save them all in one transaction
 import Dispatch
 import Foundation
 import GRDB
@@ -30,45 +32,8 @@ func pipeline(_ layout: String) -> Pipeline {
     }
 }
 
-/// libdeflate's whole-buffer zlib decompressor, loaded at run time so the package needs no new dependency.
-struct LibDeflate: @unchecked Sendable {
-    typealias Alloc = @convention(c) () -> OpaquePointer?
-    typealias Decompress = @convention(c) (OpaquePointer?, UnsafeRawPointer?, Int, UnsafeMutableRawPointer?, Int,
-                                           UnsafeMutablePointer<Int>?) -> Int32
-    let alloc: Alloc
-    let decompress: Decompress
-
-    init() {
-        guard let handle = dlopen("libdeflate.so.0", RTLD_NOW),
-              let alloc = dlsym(handle, "libdeflate_alloc_decompressor"),
-              let decompress = dlsym(handle, "libdeflate_zlib_decompress")
-        else { fail("cannot load libdeflate.so.0 (apt install libdeflate0)") }
-        self.alloc = unsafeBitCast(alloc, to: Alloc.self)
-        self.decompress = unsafeBitCast(decompress, to: Decompress.self)
-    }
-
-    /// Inflates a zlib payload into a buffer that starts at 4x the input and doubles on LIBDEFLATE_INSUFFICIENT_SPACE.
-    func inflate(_ input: [UInt8], with decompressor: OpaquePointer?) -> Int? {
-        var capacity = max(1024, input.count * 4)
-        while capacity <= 64 << 20 {
-            var produced = 0
-            let output = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-                let status = input.withUnsafeBytes { source in
-                    decompress(decompressor, source.baseAddress, source.count, buffer.baseAddress, capacity, &produced)
-                }
-                count = status == 0 ? produced : 0
-                if status == 3 { produced = -1 } else if status != 0 { produced = -2 }
-            }
-            if produced >= 0 { return output.count }
-            if produced == -2 { return nil }
-            capacity *= 2
-        }
-        return nil
-    }
-}
-
 /// Reads and inflates every payload; returns (records, compressed bytes, inflated bytes, failures).
-func inflateAll(path: String, threads: Int, libdeflate: LibDeflate?) throws -> (Int, Int, Int, Int) {
+func inflateAll(path: String, threads: Int, library: InflateLibrary) throws -> (Int, Int, Int, Int) {
     var readOnly = Configuration()
     readOnly.readonly = true
     let configuration = readOnly
@@ -84,8 +49,7 @@ func inflateAll(path: String, threads: Int, libdeflate: LibDeflate?) throws -> (
     DispatchQueue.concurrentPerform(iterations: threads) { part in
         let from = low + span * Int64(part) / Int64(threads)
         let to = low + span * Int64(part + 1) / Int64(threads)
-        let codec = PayloadCodec()
-        let decompressor = libdeflate?.alloc()
+        let codec = PayloadCodec(library: library)
         var records = 0, compressed = 0, inflated = 0, failed = 0
         do {
             let queue = try DatabaseQueue(path: path, configuration: configuration)
@@ -97,14 +61,10 @@ func inflateAll(path: String, threads: Int, libdeflate: LibDeflate?) throws -> (
                     let bytes: [UInt8] = try row.withUnsafeData(atIndex: 0) { data in data.map { [UInt8]($0) } ?? [] }
                     records += 1
                     compressed += bytes.count
-                    if let libdeflate {
-                        if let count = libdeflate.inflate(bytes, with: decompressor) { inflated += count } else { failed += 1 }
-                    } else {
-                        do {
-                            inflated += try codec.decode(bytes).count
-                        } catch {
-                            failed += 1
-                        }
+                    do {
+                        inflated += try codec.decode(bytes).count
+                    } catch {
+                        failed += 1
                     }
                 }
             }
@@ -117,9 +77,43 @@ func inflateAll(path: String, threads: Int, libdeflate: LibDeflate?) throws -> (
     return totals.withLock { $0 }
 }
 
+/// The one-off loop an app writes before it has rederive: everything in memory, one thread, no stamps.
+func seedPattern(path: String) throws -> Int {
+    let queue = try DatabaseQueue(path: path)
+    let rows = try queue.read { db in try Row.fetchAll(db, sql: "SELECT id, payload FROM room_scans") }
+    let codec = PayloadCodec()
+    let decoder = JSONDecoder()
+    var derived: [(Int64, [DatabaseValue])] = []
+    for row in rows {
+        let payload: Data = row["payload"]
+        let json = try codec.decode([UInt8](payload))
+        let room = try decoder.decode(CapturedRoom.self, from: Data(json))
+        let values = try RoomScan.processors.flatMap { try $0.derive(room) }
+        derived.append((row["id"], values.map(\.databaseValue)))
+    }
+    let columns = RoomScan.pipeline.outputColumns.map(\.name)
+    try queue.write { db in
+        let statement = try db.makeStatement(sql: """
+            INSERT OR REPLACE INTO room_scans_derived (id, \(columns.joined(separator: ", ")))
+            VALUES (?\(String(repeating: ", ?", count: columns.count)))
+            """)
+        for (id, values) in derived {
+            try statement.execute(arguments: StatementArguments([id.databaseValue] + values))
+        }
+    }
+    return derived.count
+}
+
 let arguments = CommandLine.arguments.dropFirst()
+if arguments.first == "seed", arguments.count == 2 {
+    let clock = ContinuousClock()
+    let start = clock.now
+    let count = try seedPattern(path: Array(arguments)[1])
+    print(String(format: "seed pattern: %d records in %.3f s", count, (clock.now - start) / .seconds(1)))
+    exit(0)
+}
 guard let command = arguments.first, arguments.count >= 3 else {
-    fail("usage: rederive-floor inflate DB THREADS | prepare DB LAYOUT | run DB LAYOUT PARALLEL | invalidate DB LAYOUT NAME")
+    fail("usage: rederive-floor inflate DB THREADS [libdeflate|zlib] | prepare DB LAYOUT | run DB LAYOUT PARALLEL | invalidate DB LAYOUT NAME")
 }
 let rest = Array(arguments.dropFirst())
 let clock = ContinuousClock()
@@ -127,11 +121,14 @@ let start = clock.now
 switch command {
 case "inflate":
     guard let threads = Int(rest[1]), threads > 0 else { fail("THREADS must be a positive integer") }
-    let libdeflate = rest.count > 2 && rest[2] == "libdeflate" ? LibDeflate() : nil
-    let (records, compressed, inflated, failed) = try inflateAll(path: rest[0], threads: threads, libdeflate: libdeflate)
+    let library = rest.count > 2 ? InflateLibrary(rawValue: rest[2]) : .preferred
+    guard let library else { fail("LIBRARY must be libdeflate or zlib") }
+    if library == .libdeflate, LibDeflate.loaded == nil { fail("libdeflate is not available: \(LibDeflate.availability)") }
+    let (records, compressed, inflated, failed) = try inflateAll(path: rest[0], threads: threads, library: library)
     let seconds = (clock.now - start) / .seconds(1)
     print(String(format: "inflated %d records (%.1f MB -> %.1f MB, %d failed) in %.3f s: %.0f records/s",
-                 records, Double(compressed) / 1e6, Double(inflated) / 1e6, failed, seconds, Double(records) / seconds))
+                 records, Double(compressed) / 1e6, Double(inflated) / 1e6, failed, seconds, Double(records) / seconds)
+        + " with \(library.rawValue)")
 case "prepare":
     let store = try SQLiteStore(path: rest[0])
     try await store.prepare(pipeline(rest[1]))

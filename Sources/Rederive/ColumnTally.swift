@@ -46,12 +46,13 @@ struct ColumnTally {
                 for (position, new) in values.enumerated() {
                     let column = offsets[index] + position
                     let old = stored?.values?[column]
+                    let type = columns[column].type
                     columns[column].derived += 1
-                    // 8 and 8.0 are one value to SQLite, and to the commit that compares them.
-                    guard old != new, old?.number == nil || old?.number != new.number else { continue }
+                    // The rule the commit and verify apply; a record without a row of values gets one, a change.
+                    if let old, old.isUnchanged(byStoring: new, in: type) { continue }
                     columns[column].changed += 1
-                    if columns[column].type == .integer || columns[column].type == .real {
-                        if let before = old?.number, let after = new.number {
+                    if type == .integer || type == .real {
+                        if let before = old?.number, let after = new.stored(in: type).number {
                             differences[column].append(after - before)
                         }
                     } else {

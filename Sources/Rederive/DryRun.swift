@@ -14,12 +14,22 @@ import RederiveCodec
 /// The database must already be prepared for the pipelines (a `run` did it once); a dry run does not
 /// add the columns or triggers that preparation would.
 public struct DryRun: Sendable {
+    /// The store the records are read from; nothing is written to it.
     public let store: any RecordStore & StoredValueReading
+    /// The pipelines whose stale records are derived.
     public let pipelines: [Pipeline]
+    /// Which processors, how many records at once, and the payload size limit, as for a ``Runner``.
     public let configuration: Runner.Configuration
     /// Derive at most this many pending records, the first in id order; all when nil.
     public let sample: Int?
 
+    /// Creates a preview of what a run with `configuration` would change.
+    ///
+    /// - Parameters:
+    ///   - store: A store already prepared for the pipelines.
+    ///   - pipelines: The pipelines to preview.
+    ///   - configuration: The run's settings: processors, retries, limit, parallelism, payload size limit.
+    ///   - sample: Derive only the first this many stale records, in id order; all when nil.
     public init(
         store: any RecordStore & StoredValueReading,
         pipelines: [Pipeline],
@@ -32,6 +42,11 @@ public struct DryRun: Sendable {
         self.sample = sample
     }
 
+    /// Derives the pending records in memory and compares each value with the stored one.
+    ///
+    /// - Returns: Per column, how many values would change and how; the failures a run would record.
+    /// - Throws: ``RederiveError`` when the configuration is invalid or the database is not prepared for a
+    ///   pipeline; the store's errors when it cannot be read.
     public func run() async throws -> DryRunReport {
         try configuration.validate()
         if let sample, sample < 1 {

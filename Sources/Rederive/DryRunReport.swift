@@ -4,17 +4,24 @@ public struct DryRunReport: Sendable, Hashable {
     public var pending = 0
     /// Records derived for the preview (all pending, or the sample).
     public var examined = 0
+    /// Per output column of the processors that ran, in pipeline and column order: what would change.
     public var columns: [ColumnChanges] = []
+    /// The failures a run would record, in record order.
     public var failures: [DryRunFailure] = []
 
+    /// An empty report, which a ``DryRun`` fills.
     public init() {}
 }
 
 /// How one output column would change.
 public struct ColumnChanges: Sendable, Hashable {
+    /// The pipeline the column belongs to.
     public let pipeline: String
+    /// The processor that owns the column.
     public let processor: String
+    /// The column's name.
     public let column: String
+    /// The column's SQL type.
     public let type: ColumnType
     /// Records whose value for this column was derived.
     public var derived = 0
@@ -28,11 +35,16 @@ public struct ColumnChanges: Sendable, Hashable {
 
 /// Minimum, median and maximum of some differences.
 public struct NumericSummary: Sendable, Hashable {
+    /// How many differences were summarized.
     public let count: Int
+    /// The smallest difference.
     public let minimum: Double
+    /// The median difference: the middle one, or the mean of the two middle ones.
     public let median: Double
+    /// The largest difference.
     public let maximum: Double
 
+    /// A summary of `count` differences.
     public init(count: Int, minimum: Double, median: Double, maximum: Double) {
         self.count = count
         self.minimum = minimum
@@ -54,10 +66,14 @@ public struct NumericSummary: Sendable, Hashable {
 /// One distinct change of a value and how many records it would happen to. `from` is nil for a record
 /// that has no derived values yet.
 public struct ValueChange: Sendable, Hashable {
+    /// The stored value, or nil when the record has no derived values yet.
     public let from: DerivedValue?
+    /// The value a run would store.
     public let to: DerivedValue
+    /// How many records this change would happen to.
     public let count: Int
 
+    /// A change from `from` to `to`, seen in `count` records.
     public init(from: DerivedValue?, to: DerivedValue, count: Int) {
         self.from = from
         self.to = to
@@ -67,10 +83,16 @@ public struct ValueChange: Sendable, Hashable {
 
 /// A failure that a run would record.
 public struct DryRunFailure: Sendable, Hashable {
+    /// The pipeline of the record.
     public let pipeline: String
+    /// The record's integer id.
     public let recordID: Int64
+    /// The record's readable key, when its pipeline has a key column.
     public let key: String?
+    /// The processor that would fail.
     public let processor: String
+    /// Whether the payload would not inflate or decode, or the processor would fail.
     public let kind: FailureKind
+    /// What is wrong, in one line written for a person.
     public let message: String
 }

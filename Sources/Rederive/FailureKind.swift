@@ -8,4 +8,6 @@ public enum FailureKind: String, Sendable, Hashable, CaseIterable, Codable {
     case processor
     /// The worker process deriving the record died.
     case crash
+    /// Deriving the record took longer than the run's per-record timeout, and its worker process was replaced.
+    case timeout
 }

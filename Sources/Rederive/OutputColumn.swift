@@ -1,8 +1,12 @@
 /// The SQL type of an output column.
 public enum ColumnType: String, Sendable, Hashable, CaseIterable {
+    /// A 64-bit signed integer.
     case integer = "INTEGER"
+    /// A floating-point number.
     case real = "REAL"
+    /// UTF-8 text.
     case text = "TEXT"
+    /// Bytes.
     case blob = "BLOB"
 }
 
@@ -17,28 +21,36 @@ public enum ColumnType: String, Sendable, Hashable, CaseIterable {
 /// let labels = OutputColumn.text("section_labels", default: "[]")
 /// ```
 public struct OutputColumn: Sendable, Hashable {
+    /// The column's name in the table that holds derived values.
     public var name: String
+    /// The column's SQL type, which every value the processor returns must fit.
     public var type: ColumnType
+    /// What the column holds before any derivation, and after `rederive reset`.
     public var defaultValue: DerivedValue
 
+    /// A column of `type` named `name`, holding `defaultValue` until a processor derives it.
     public init(name: String, type: ColumnType, defaultValue: DerivedValue = .null) {
         self.name = name
         self.type = type
         self.defaultValue = defaultValue
     }
 
+    /// An `INTEGER` column, `NULL` by default unless `value` is given.
     public static func integer(_ name: String, default value: Int64? = nil) -> OutputColumn {
         OutputColumn(name: name, type: .integer, defaultValue: value.map(DerivedValue.integer) ?? .null)
     }
 
+    /// A `REAL` column, `NULL` by default unless `value` is given.
     public static func real(_ name: String, default value: Double? = nil) -> OutputColumn {
         OutputColumn(name: name, type: .real, defaultValue: value.map(DerivedValue.real) ?? .null)
     }
 
+    /// A `TEXT` column, `NULL` by default unless `value` is given.
     public static func text(_ name: String, default value: String? = nil) -> OutputColumn {
         OutputColumn(name: name, type: .text, defaultValue: value.map(DerivedValue.text) ?? .null)
     }
 
+    /// A `BLOB` column, `NULL` by default.
     public static func blob(_ name: String) -> OutputColumn {
         OutputColumn(name: name, type: .blob)
     }

@@ -1,5 +1,6 @@
 /// A record that is stale for at least one processor, as read for derivation.
 public struct PendingRecord: Sendable {
+    /// The record's integer id in its pipeline's table.
     public let recordID: Int64
     /// The stored payload bytes, compressed or not.
     public let payload: [UInt8]?
@@ -8,6 +9,7 @@ public struct PendingRecord: Sendable {
     /// Indices into the pipeline's processors of those that are stale for this record.
     public let staleProcessors: [Int]
 
+    /// A pending record as a store reads it.
     public init(recordID: Int64, payload: [UInt8]?, generation: Int64, staleProcessors: [Int]) {
         self.recordID = recordID
         self.payload = payload
@@ -18,13 +20,16 @@ public struct PendingRecord: Sendable {
 
 /// What the workers produced for one pending record, ready to commit.
 public struct RecordResult: Sendable {
+    /// The record's integer id in its pipeline's table.
     public let recordID: Int64
+    /// The payload's generation when it was read; the commit skips the record if it changed since.
     public let generation: Int64
-    /// ``PayloadCodec/digest(_:)`` of the bytes the values were derived from.
+    /// `PayloadCodec.digest(_:)` of the bytes the values were derived from.
     public let payloadDigest: Int64
     /// One outcome per stale processor: the processor's index and what it produced.
     public let outcomes: [(processor: Int, outcome: ProcessorOutcome)]
 
+    /// A result for one record, as a ``Runner`` or a ``RecordDeriver`` produces it.
     public init(recordID: Int64, generation: Int64, payloadDigest: Int64, outcomes: [(processor: Int, outcome: ProcessorOutcome)]) {
         self.recordID = recordID
         self.generation = generation

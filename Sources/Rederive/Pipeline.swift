@@ -26,14 +26,19 @@ public struct Pipeline: Sendable {
         case inline
     }
 
+    /// The pipeline's stable name, which `--pipeline` selects.
     public let name: String
+    /// The table that holds the records and their payloads.
     public let table: String
     /// The record's integer id, the table's `INTEGER PRIMARY KEY`.
     public let idColumn: String
     /// A human-readable unique key shown in reports (a file name, a UUID), if the table has one.
     public let keyColumn: String?
+    /// The column that holds each record's payload: JSON, usually compressed.
     public let payloadColumn: String
+    /// Where the derived columns live: a companion table (the default) or the record's own table.
     public let layout: Layout
+    /// The processors' names, versions and columns, in registration order.
     public let processors: [ProcessorDescriptor]
     let evaluator: Evaluator
 
@@ -104,7 +109,9 @@ public struct Pipeline: Sendable {
 
 /// What one processor produced for one record.
 public enum ProcessorOutcome: Sendable, Hashable {
+    /// The values for the processor's columns, in their declared order.
     case derived([DerivedValue])
+    /// Why the record could not be derived: the kind of failure and a one-line message.
     case failed(FailureKind, String)
 }
 

@@ -17,11 +17,22 @@
 /// `derive` returns one value per declared column, in the declared order. It may throw: the record
 /// then keeps its previous values and the error is recorded as a failure of that record alone.
 public struct Processor<Payload: Sendable>: Sendable {
+    /// The processor's stable name: stamps and failures refer to it, so it never changes.
     public let name: String
+    /// The logic version of ``derive``; bump it whenever the logic changes.
     public let version: Int
+    /// The output columns the processor owns, in the order ``derive`` returns their values.
     public let columns: [OutputColumn]
+    /// Computes the columns' values from a decoded payload; throwing fails this record and processor alone.
     public let derive: @Sendable (Payload) throws -> [DerivedValue]
 
+    /// Creates a processor.
+    ///
+    /// - Parameters:
+    ///   - name: A stable name, unique among the registered pipelines' processors.
+    ///   - version: The logic version of `derive`.
+    ///   - columns: The output columns it owns; no other processor may claim them.
+    ///   - derive: Computes one value per column, in their order, from a decoded payload.
     public init(
         name: String,
         version: Int,
@@ -42,10 +53,14 @@ public struct Processor<Payload: Sendable>: Sendable {
 
 /// What the engine and stores know about a processor: its name, logic version and columns.
 public struct ProcessorDescriptor: Sendable, Hashable {
+    /// The processor's stable name.
     public let name: String
+    /// The processor's logic version.
     public let version: Int
+    /// The output columns the processor owns, in order.
     public let columns: [OutputColumn]
 
+    /// A processor's identity without its logic, as stores and reports see it.
     public init(name: String, version: Int, columns: [OutputColumn]) {
         self.name = name
         self.version = version

@@ -2,31 +2,44 @@ import Foundation
 
 /// A moment in a run, as reported to a ``ProgressReporter``.
 public enum ProgressEvent: Sendable, Hashable {
+    /// Another process holds the store's lease: the run waits for it before it counts what is pending.
+    case waiting(LeaseHolder)
     /// The run started: `total` records are pending across its pipelines.
     case started(runID: Int64, total: Int)
-    /// A batch was committed.
+    /// A batch was committed, or the records overdue changed while nothing was committed.
     case advanced(Progress)
     /// The run ended.
     case finished(RunSummary)
 
     /// Where a run stands after a commit.
     public struct Progress: Sendable, Hashable {
+        /// The run's id.
         public let runID: Int64
+        /// The pipeline whose batch was just committed.
         public let pipeline: String
         /// Records handled so far, across all pipelines.
         public let done: Int
         /// Records pending when the run started.
         public let total: Int
+        /// What the run did so far: derived, unchanged, failed and skipped records.
         public let counts: RunCounts
+        /// Time since the run started.
         public let elapsed: Duration
+        /// Records in progress for longer than the run's per-record timeout, longest first.
+        public let overdue: [InFlightRecord]
 
-        public init(runID: Int64, pipeline: String, done: Int, total: Int, counts: RunCounts, elapsed: Duration) {
+        /// Where a run stands; the ``Runner`` reports these.
+        public init(
+            runID: Int64, pipeline: String, done: Int, total: Int, counts: RunCounts, elapsed: Duration,
+            overdue: [InFlightRecord] = []
+        ) {
             self.runID = runID
             self.pipeline = pipeline
             self.done = done
             self.total = total
             self.counts = counts
             self.elapsed = elapsed
+            self.overdue = overdue
         }
 
         /// Records per second since the run started.
@@ -42,19 +55,28 @@ public enum ProgressEvent: Sendable, Hashable {
 
 /// How a run ended, with its counts.
 public struct RunSummary: Sendable, Hashable {
+    /// The run's id, as `rederive history` lists it.
     public let runID: Int64
+    /// Whether the run completed, was interrupted or failed.
     public let status: RunStatus
     /// Records pending when the run started.
     public let pending: Int
+    /// What the run did: derived, unchanged, failed and skipped records.
     public let counts: RunCounts
+    /// How long the run took.
     public let elapsed: Duration
+    /// Records still in progress for longer than the per-record timeout when the run ended: the run
+    /// cannot stop a processor that hangs inside its own process (see ``Runner/Configuration/recordTimeout``).
+    public let overdue: [InFlightRecord]
 
-    public init(runID: Int64, status: RunStatus, pending: Int, counts: RunCounts, elapsed: Duration) {
+    /// A run's outcome; the ``Runner`` returns these.
+    public init(runID: Int64, status: RunStatus, pending: Int, counts: RunCounts, elapsed: Duration, overdue: [InFlightRecord] = []) {
         self.runID = runID
         self.status = status
         self.pending = pending
         self.counts = counts
         self.elapsed = elapsed
+        self.overdue = overdue
     }
 
     /// Records handled per second.
@@ -64,6 +86,7 @@ public struct RunSummary: Sendable, Hashable {
     }
 }
 
+/// Durations as numbers of seconds, for rates and reports.
 extension Duration {
     /// The duration in seconds, as a floating-point number.
     public var secondsValue: Double {

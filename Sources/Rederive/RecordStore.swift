@@ -1,9 +1,10 @@
 /// Where records, their payloads, derived values, stamps, failures and runs are kept.
 ///
-/// The runner sees the database only through this interface: it asks for pending records in
-/// key order and hands back results to commit. A store decides how staleness is tracked and
-/// how batches are claimed, so a store shared by many runners (claiming batches in a server
-/// database) fits the same shape as the single-file SQLite store.
+/// The runner sees the database only through this interface. A run takes a ``WorkerLease``; its
+/// workers each claim batches of stale records with ``claim(_:limit:byteLimit:lease:)`` and read their
+/// payloads on their own; one writer commits results fenced by the lease. A store decides how claims
+/// are handed out: the SQLite store hands them out in-process and lets one process derive at a time,
+/// a store shared by many hosts claims batches in the database with leases that expire.
 public protocol RecordStore: Sendable {
     /// Makes the database ready for a pipeline: bookkeeping, missing output columns (added with their
     /// defaults), change tracking. Cheap when nothing is missing.
@@ -18,13 +19,32 @@ public protocol RecordStore: Sendable {
     /// How many records the plan would derive.
     func pendingCount(_ plan: RunPlan) async throws -> Int
 
-    /// Up to `limit` pending records with ids greater than `cursor`, in id order, with their payloads.
+    /// Up to `limit` pending records with ids greater than `cursor`, in id order, with their payloads,
+    /// without claiming them: for previews that write nothing.
     /// The batch ends early once its payloads hold `byteLimit` bytes; it always holds at least one record.
     func pendingRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord]
 
+    /// Takes the right to derive this store's records for `worker`, or says who holds it when only one
+    /// process may derive at a time. The lease lasts `duration` unless renewed.
+    func acquireLease(for worker: WorkerIdentity, duration: Duration) async throws -> LeaseAcquisition
+
+    /// Extends a lease by its duration; throws ``RederiveError/Code/leaseLost`` when it already expired
+    /// and was taken over.
+    func renewLease(_ lease: WorkerLease) async throws
+
+    /// Gives the lease and any claims under it back, so that others need not wait for it to expire.
+    func releaseLease(_ lease: WorkerLease) async throws
+
+    /// Claims up to `limit` pending records that no one else holds, with their payloads, for one worker
+    /// of the lease's process. The batch ends early once its payloads hold `byteLimit` bytes; it holds at
+    /// least one record, and none when nothing is left to claim for this run.
+    func claim(_ plan: RunPlan, limit: Int, byteLimit: Int, lease: WorkerLease) async throws -> [PendingRecord]
+
     /// Stores derived values, stamps and failures in one transaction. A result whose record's payload
-    /// changed since it was read, or that was deleted, is skipped and the record stays stale.
-    func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64) async throws -> RunCounts
+    /// changed since it was read, or that was deleted, is skipped and the record stays stale. With a
+    /// lease, nothing is stored unless the lease is still this process's: a commit after the lease was
+    /// lost throws ``RederiveError/Code/leaseLost``.
+    func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> RunCounts
 
     /// Per-processor counts of up-to-date, stale and failed records.
     func status(of pipeline: Pipeline) async throws -> [ProcessorStatus]

@@ -16,20 +16,31 @@ public struct RederiveError: Error, Sendable, CustomStringConvertible {
         case invalidArgument
         /// A file could not be read or written.
         case file
+        /// This process's lease on the store's work expired and another process may have taken it
+        /// over: nothing more is committed.
+        case leaseLost
     }
 
+    /// What kind of problem this is.
     public let code: Code
     /// A one-line explanation written for a person, naming what is wrong and where.
     public let message: String
     /// The error that caused this one, if any.
     public let underlying: (any Error & Sendable)?
 
+    /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - code: What kind of problem this is.
+    ///   - message: One line for a person, naming what is wrong and where.
+    ///   - underlying: The error that caused this one, if any.
     public init(_ code: Code, _ message: String, underlying: (any Error & Sendable)? = nil) {
         self.code = code
         self.message = message
         self.underlying = underlying
     }
 
+    /// The message, followed by the underlying error's when there is one.
     public var description: String {
         guard let underlying else { return message }
         return "\(message): \(underlying)"

@@ -9,6 +9,7 @@ public struct RunCounts: Sendable, Hashable, Codable {
     /// Records left stale because their payload changed or they were deleted while they were derived.
     public var skipped = 0
 
+    /// Counts, zero unless given.
     public init(derived: Int = 0, unchanged: Int = 0, failed: Int = 0, skipped: Int = 0) {
         self.derived = derived
         self.unchanged = unchanged
@@ -19,6 +20,7 @@ public struct RunCounts: Sendable, Hashable, Codable {
     /// Every record handled.
     public var total: Int { derived + unchanged + failed + skipped }
 
+    /// The counts of two runs or commits, added field by field.
     public static func + (lhs: RunCounts, rhs: RunCounts) -> RunCounts {
         RunCounts(
             derived: lhs.derived + rhs.derived,
@@ -28,6 +30,7 @@ public struct RunCounts: Sendable, Hashable, Codable {
         )
     }
 
+    /// Adds `rhs`'s counts to `lhs`'s.
     public static func += (lhs: inout RunCounts, rhs: RunCounts) {
         lhs = lhs + rhs
     }

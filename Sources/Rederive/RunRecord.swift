@@ -14,10 +14,14 @@ public enum RunStatus: String, Sendable, Hashable, Codable, CaseIterable {
 
 /// One processor as a run used it.
 public struct ProcessorVersion: Sendable, Hashable, Codable {
+    /// The pipeline the processor belongs to.
     public let pipeline: String
+    /// The processor's name.
     public let name: String
+    /// The logic version the run derived with.
     public let version: Int
 
+    /// A processor at a version, as a run records it.
     public init(pipeline: String, name: String, version: Int) {
         self.pipeline = pipeline
         self.name = name
@@ -27,13 +31,20 @@ public struct ProcessorVersion: Sendable, Hashable, Codable {
 
 /// A run as recorded in the database.
 public struct RunRecord: Sendable, Hashable {
+    /// The run's id, increasing with every run of the database.
     public let id: Int64
+    /// When the run started.
     public let startedAt: Date
+    /// When the run ended; nil while it runs, or when it was killed before it could say so.
     public let endedAt: Date?
+    /// How the run ended, or that it has not.
     public let status: RunStatus
+    /// The processors the run brought up to date, at the versions it used.
     public let processors: [ProcessorVersion]
+    /// What the run did: derived, unchanged, failed and skipped records.
     public let counts: RunCounts
 
+    /// A run as a store reads it back.
     public init(id: Int64, startedAt: Date, endedAt: Date?, status: RunStatus, processors: [ProcessorVersion], counts: RunCounts) {
         self.id = id
         self.startedAt = startedAt

@@ -23,7 +23,23 @@ extension Runner {
         public var maximumRate: Double?
         /// Where records are derived; the runner's own concurrent workers when nil.
         public var deriver: (any RecordDeriver)? = nil
+        /// Records one worker claims at a time. Small claims keep the workers evenly busy; each claim
+        /// costs the store one index query.
+        public var claimSize = 32
+        /// How long the writer waits for a full batch before it commits what it holds, so progress
+        /// stays live and little is lost to an interruption.
+        public var commitInterval: Duration = .milliseconds(100)
+        /// How long the store's lease lasts without renewal; the run renews it at a third of that.
+        /// A process killed while holding it blocks others (or, on a shared store, its claims) this long.
+        public var leaseDuration: Duration = .seconds(15)
+        /// How often a run that waits for another process's lease asks again.
+        public var leasePollInterval: Duration = .seconds(1)
+        /// Records being derived for longer than this are reported in progress events and in the
+        /// summary. A deriver that runs records in worker processes also stops them (see ``FailureKind/timeout``);
+        /// the runner's own workers cannot stop a processor that hangs, only show it.
+        public var recordTimeout: Duration? = nil
 
+        /// A configuration; every setting has a default that suits a run on this machine.
         public init(
             parallelism: Int = ProcessInfo.processInfo.activeProcessorCount,
             batchSize: Int = 500,
@@ -36,7 +52,7 @@ extension Runner {
         ) {
             self.parallelism = parallelism
             self.batchSize = batchSize
-        self.batchByteLimit = batchByteLimit
+            self.batchByteLimit = batchByteLimit
             self.processors = processors
             self.retryFailed = retryFailed
             self.limit = limit
@@ -59,6 +75,15 @@ extension Runner {
             }
             if maximumPayloadSize < 1 {
                 throw RederiveError(.invalidArgument, "maximum payload size must be positive, not \(maximumPayloadSize)")
+            }
+            if claimSize < 1 {
+                throw RederiveError(.invalidArgument, "claim size must be at least 1, not \(claimSize)")
+            }
+            if let recordTimeout, recordTimeout <= .zero {
+                throw RederiveError(.invalidArgument, "the per-record timeout must be positive")
+            }
+            if leaseDuration <= .zero {
+                throw RederiveError(.invalidArgument, "the lease duration must be positive")
             }
             if let maximumRate, !(maximumRate > 0) {
                 throw RederiveError(.invalidArgument, "maximum rate must be positive, not \(maximumRate)")

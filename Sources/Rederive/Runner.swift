@@ -1,12 +1,15 @@
+import Dispatch
 import Logging
 import RederiveCodec
 import Synchronization
 
 /// Re-derives exactly the stale records of some pipelines.
 ///
-/// Three stages overlap: while the workers derive one batch, the store commits the previous one
-/// and reads the next. Each batch commits atomically, so an interrupted run loses at most the
-/// batches in flight and the next run continues with what is still stale.
+/// Workers claim batches of stale records from the store, read their payloads on their own, and
+/// inflate, decode and derive them one record at a time; a slow record holds up only its own worker.
+/// Results stream to one writer, which commits when it holds a batch or about every 100 ms. Each commit
+/// is atomic, so an interrupted run loses at most the records in flight and the next run continues with
+/// what is still stale.
 ///
 /// ```swift
 /// let store = try SQLiteStore(path: "rooms.sqlite")
@@ -16,17 +19,36 @@ import Synchronization
 /// print(summary.counts.failed, "records failed")
 /// ```
 ///
-/// Only fatal problems throw (the store cannot be read or written, a processor name is unknown).
-/// A record that does not inflate, decode or derive becomes a failure of that record and the run
-/// goes on. Cancelling the task stops the run between records; what was derived is committed and
-/// the run is recorded as interrupted.
+/// A run holds the store's ``WorkerLease`` while it derives. On a store that only one process may
+/// derive at a time, a second run waits for the first (reporting ``ProgressEvent/waiting(_:)``) and then
+/// derives only what is still stale.
+///
+/// Only fatal problems throw (the store cannot be read or written, a processor name is unknown, the
+/// lease was lost). A record that does not inflate, decode or derive becomes a failure of that record
+/// and the run goes on. Cancelling the task stops the workers between records; what was derived is
+/// committed and the run is recorded as interrupted.
 public struct Runner: Sendable {
+    /// Where the records are read from and the results committed to.
     public let store: any RecordStore
+    /// The pipelines whose stale records the run derives, in order.
     public let pipelines: [Pipeline]
+    /// How the run divides and paces its work.
     public let configuration: Configuration
+    /// Receives the run's progress events.
     public let progress: any ProgressReporter
+    /// Receives the run's log messages: start, end and fatal errors.
     public let logger: Logger
+    /// Who this run says it is when it takes the store's lease.
+    public var worker = WorkerIdentity.current
 
+    /// Creates a runner; nothing happens until ``run()``.
+    ///
+    /// - Parameters:
+    ///   - store: Where the records are read from and the results committed to.
+    ///   - pipelines: The pipelines whose stale records are derived.
+    ///   - configuration: How the work is divided and paced.
+    ///   - progress: Receives progress events; ``NoProgress`` by default.
+    ///   - logger: Receives log messages; none by default.
     public init(
         store: any RecordStore,
         pipelines: [Pipeline],
@@ -48,6 +70,68 @@ public struct Runner: Sendable {
         for plan in plans {
             try await store.prepare(plan.pipeline)
         }
+        guard let lease = try await acquireLease() else {
+            throw CancellationError()
+        }
+        do {
+            let summary = try await withLease(lease) { try await derive(plans, lease: lease) }
+            try await store.releaseLease(lease)
+            return summary
+        } catch {
+            try? await store.releaseLease(lease)
+            throw error
+        }
+    }
+
+    /// Takes the store's lease, waiting while another process holds it; nil when cancelled meanwhile.
+    private func acquireLease() async throws -> WorkerLease? {
+        var reported: String?
+        while true {
+            switch try await store.acquireLease(for: worker, duration: configuration.leaseDuration) {
+            case .acquired(let lease):
+                return lease
+            case .held(let holder):
+                if reported != holder.worker {
+                    reported = holder.worker
+                    logger.notice("waiting for another run", metadata: ["holder": "\(holder.worker)"])
+                    progress.report(.waiting(holder))
+                }
+                do {
+                    try await Task.sleep(for: configuration.leasePollInterval)
+                } catch {
+                    return nil
+                }
+            }
+        }
+    }
+
+    /// Runs `body` while a child task renews the lease. Renewal problems are left to the commits:
+    /// every commit is fenced by the lease, so a lost lease stops the run there.
+    private func withLease<T: Sendable>(_ lease: WorkerLease, _ body: @Sendable () async throws -> T) async throws -> T {
+        let store = self.store
+        let logger = self.logger
+        let interval = lease.duration / 3
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                while true {
+                    do {
+                        try await Task.sleep(for: interval)
+                    } catch {
+                        return nil
+                    }
+                    do {
+                        try await store.renewLease(lease)
+                    } catch {
+                        logger.warning("cannot renew the lease", metadata: ["error": "\(error)"])
+                    }
+                }
+            }
+            defer { group.cancelAll() }
+            return try await body()
+        }
+    }
+
+    private func derive(_ plans: [RunPlan], lease: WorkerLease) async throws -> RunSummary {
         var pendingByPlan: [Int] = []
         for plan in plans {
             pendingByPlan.append(try await store.pendingCount(plan))
@@ -64,32 +148,38 @@ public struct Runner: Sendable {
         logger.info("run started", metadata: ["run": "\(runID)", "pending": "\(pending)"])
         progress.report(.started(runID: runID, total: pending))
 
-        var state = RunState(runID: runID, total: pending, budget: configuration.limit, clock: ContinuousClock())
+        var state = RunState(runID: runID, total: pending, clock: ContinuousClock())
+        let shared = SharedWork(budget: configuration.limit, clock: state.clock, start: state.start)
         let status: RunStatus
         do {
             // A pipeline with nothing pending is not scanned at all: a run with nothing stale costs
             // only the index counts above.
-            for (plan, pending) in zip(plans, pendingByPlan) where pending > 0 && !state.isExhausted {
-                try await derive(plan, state: &state)
+            for (plan, pending) in zip(plans, pendingByPlan) where pending > 0 && !shared.isExhausted {
+                try await derive(plan, lease: lease, shared: shared, state: &state)
                 if state.interrupted { break }
             }
             status = state.interrupted ? .interrupted : .completed
         } catch {
             logger.error("run failed", metadata: ["run": "\(runID)", "error": "\(error)"])
-            try? await store.finishRun(runID, status: .failed, counts: state.counts)
+            try? await store.finishRun(runID, status: .failed, counts: shared.committed)
             throw error
         }
-        try await store.finishRun(runID, status: status, counts: state.counts)
-        let summary = RunSummary(runID: runID, status: status, pending: pending, counts: state.counts, elapsed: state.elapsed)
+        let counts = shared.committed
+        try await store.finishRun(runID, status: status, counts: counts)
+        let summary = RunSummary(
+            runID: runID, status: status, pending: pending, counts: counts, elapsed: state.elapsed,
+            overdue: shared.overdue(after: configuration.recordTimeout)
+        )
         logger.info("run ended", metadata: [
-            "run": "\(runID)", "status": "\(status.rawValue)", "derived": "\(state.counts.derived)",
-            "unchanged": "\(state.counts.unchanged)", "failed": "\(state.counts.failed)", "skipped": "\(state.counts.skipped)",
+            "run": "\(runID)", "status": "\(status.rawValue)", "derived": "\(counts.derived)",
+            "unchanged": "\(counts.unchanged)", "failed": "\(counts.failed)", "skipped": "\(counts.skipped)",
         ])
         progress.report(.finished(summary))
         return summary
     }
 
     func makePlans() throws(RederiveError) -> [RunPlan] {
+        _ = try Registry(pipelines)
         let names = configuration.processors
         if let names {
             try pipelines.requireProcessors(named: names.sorted())
@@ -101,54 +191,171 @@ public struct Runner: Sendable {
         }
     }
 
-    /// Reads, derives and commits one pipeline's pending records, the three stages overlapping.
-    private func derive(_ plan: RunPlan, state: inout RunState) async throws {
-        let store = self.store
-        // A paced run commits about a second's worth of records at a time, so progress stays live.
+    /// What the tasks of one pipeline's derivation end with.
+    private enum TaskEnd: Sendable {
+        case worker(interrupted: Bool)
+        case writer
+    }
+
+    /// Derives one pipeline's pending records: `parallelism` workers claim, read and derive; the writer
+    /// commits what they send.
+    private func derive(_ plan: RunPlan, lease: WorkerLease, shared: SharedWork, state: inout RunState) async throws {
         let batchSize = configuration.maximumRate.map { max(1, min(configuration.batchSize, Int($0))) } ?? configuration.batchSize
-        let byteLimit = configuration.batchByteLimit
-        var batch = try await store.pendingRecords(plan, after: nil, limit: state.nextBatchSize(batchSize), byteLimit: byteLimit)
-        var uncommitted: [RecordResult] = []
-        while !batch.isEmpty {
-            if Task.isCancelled {
-                state.interrupted = true
-                break
+        let workers = configuration.parallelism
+        let channel = ResultChannel(capacity: 2 * batchSize)
+        let claimSize = max(1, min(batchSize, configuration.claimSize))
+        // Every worker holds one claimed batch of payloads at most: together they stay within the byte limit.
+        let claimBytes = max(1, configuration.batchByteLimit / workers)
+        let run = state
+        let threads = (0..<workers).map { DerivationThread(name: "rederive worker \($0)") }
+        defer { threads.forEach { $0.stop() } }
+        let interrupted = try await withThrowingTaskGroup(of: TaskEnd.self) { group in
+            for index in 0..<workers {
+                group.addTask {
+                    let interrupted = try await work(
+                        index, plan, lease: lease, claimSize: claimSize, claimBytes: claimBytes, shared: shared, channel: channel,
+                        thread: threads[index]
+                    )
+                    return .worker(interrupted: interrupted)
+                }
             }
-            state.take(batch.count)
-            let cursor = batch[batch.count - 1].recordID
-            let nextLimit = state.nextBatchSize(batchSize)
-            async let nextBatch = nextLimit > 0
-                ? store.pendingRecords(plan, after: cursor, limit: nextLimit, byteLimit: byteLimit) : []
-            let previous = uncommitted
-            async let committed = store.commit(previous, plan: plan, runID: state.runID)
-            let results = if let deriver = configuration.deriver {
-                await deriver.derive(batch, pipeline: plan.pipeline, maximumPayloadSize: configuration.maximumPayloadSize)
+            group.addTask {
+                do {
+                    try await write(plan, lease: lease, batchSize: batchSize, channel: channel, shared: shared, run: run)
+                    return .writer
+                } catch {
+                    channel.close()
+                    throw error
+                }
+            }
+            var running = workers
+            var interrupted = false
+            do {
+                while let end = try await group.next() {
+                    switch end {
+                    case .worker(let stopped):
+                        interrupted = interrupted || stopped
+                        running -= 1
+                        if running == 0 { channel.finish() }
+                    case .writer:
+                        break
+                    }
+                }
+            } catch {
+                // A worker or the writer failed: the writer must not wait for results that will never come.
+                channel.close()
+                throw error
+            }
+            return interrupted
+        }
+        state.interrupted = interrupted
+    }
+
+    /// One worker: takes the next claimed record that no worker has started, derives it and sends the
+    /// result to the writer; when few claimed records are left and no other worker is claiming, claims
+    /// the next batch from the store first. Goes on until nothing is left, the budget is spent, or the
+    /// run is cancelled; returns whether it was cancelled.
+    ///
+    /// Records of a claim are shared by all workers, so a record that takes long (or hangs) holds up
+    /// only the worker deriving it, never the rest of its batch; and one worker reads the next batch
+    /// while the others still derive, so reading and deriving overlap.
+    private func work(
+        _ index: Int, _ plan: RunPlan, lease: WorkerLease, claimSize: Int, claimBytes: Int,
+        shared: SharedWork, channel: ResultChannel, thread: DerivationThread
+    ) async throws -> Bool {
+        let codec = PayloadCodec(maximumSize: configuration.maximumPayloadSize)
+        let deriver = configuration.deriver
+        while true {
+            if Task.isCancelled { return true }
+            let record: PendingRecord
+            switch shared.nextStep(refillBelow: configuration.parallelism) {
+            case .derive(let next):
+                record = next
+            case .claim:
+                // This worker refills the shared claims while the others go on deriving.
+                if try await !pace(shared) {
+                    shared.claimed([], wanted: 0, exhausted: false)
+                    return true
+                }
+                let wanted = shared.take(upTo: claimSize)
+                var batch: [PendingRecord] = []
+                do {
+                    if wanted > 0 {
+                        batch = try await store.claim(plan, limit: wanted, byteLimit: claimBytes, lease: lease)
+                    }
+                } catch {
+                    shared.claimed([], wanted: wanted, exhausted: true)
+                    throw error
+                }
+                shared.claimed(batch, wanted: wanted, exhausted: batch.isEmpty)
+                continue
+            case .wait(let claimsFinished):
+                // Another worker's claim is under way and will bring records, or say there are none.
+                await shared.waitForClaim(after: claimsFinished)
+                continue
+            case .done:
+                return false
+            }
+            shared.started(record.recordID, worker: index)
+            let derived: RecordResult? = if let deriver {
+                await deriver.derive(record, pipeline: plan.pipeline, maximumPayloadSize: configuration.maximumPayloadSize, worker: index)
             } else {
-                await deriveConcurrently(batch, pipeline: plan.pipeline)
+                await thread.run(grace: configuration.recordTimeout ?? .seconds(10)) {
+                    Self.derive(record, pipeline: plan.pipeline, codec: codec)
+                }
             }
-            let counts = try await committed
-            state.record(counts, pipeline: plan.pipeline.name, progress: progress)
-            batch = try await nextBatch
-            uncommitted = results
-            if results.count < state.lastTaken {
-                // Cancelled while deriving: what was derived is committed below, the rest stays stale.
-                state.interrupted = true
-                break
+            // Abandoned when the run was cancelled: the record stays stale, and overdue if it hangs.
+            guard let result = derived else { return true }
+            shared.finished(worker: index)
+            await channel.send(result)
+        }
+    }
+
+    /// The one writer: commits results as they arrive, a batch at a time or about every 100 ms, and
+    /// reports progress after each commit. Ends when every worker is done and everything is committed.
+    private func write(
+        _ plan: RunPlan, lease: WorkerLease, batchSize: Int, channel: ResultChannel, shared: SharedWork, run: RunState
+    ) async throws {
+        var reportedOverdue: [Int64] = []
+        while true {
+            let received = await channel.receive(
+                upTo: batchSize, idleUntil: run.clock.now + .seconds(1), fillWithin: configuration.commitInterval
+            )
+            let overdue = shared.overdue(after: configuration.recordTimeout)
+            switch received {
+            case .finished:
+                return
+            case .idle:
+                // Nothing to commit, but a record that has hung should still show.
+                if overdue.map(\.recordID) != reportedOverdue {
+                    run.report(pipeline: plan.pipeline.name, progress: progress, counts: shared.committed, overdue: overdue)
+                }
+                if Task.isCancelled {
+                    // A cancelled task's sleeps end at once: pause without one while the workers stop.
+                    await pause(.milliseconds(20))
+                }
+            case .results(let results):
+                shared.commit(try await store.commit(results, plan: plan, runID: run.runID, lease: lease))
+                run.report(pipeline: plan.pipeline.name, progress: progress, counts: shared.committed, overdue: overdue)
             }
-            if try await !pace(state) {
-                state.interrupted = true
-                break
+            reportedOverdue = overdue.map(\.recordID)
+        }
+    }
+
+    /// Waits `duration` whether or not the task is cancelled.
+    private func pause(_ duration: Duration) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(duration.secondsValue * 1000))) {
+                continuation.resume()
             }
         }
-        let counts = try await store.commit(uncommitted, plan: plan, runID: state.runID)
-        state.record(counts, pipeline: plan.pipeline.name, progress: progress)
     }
 
     /// Sleeps as long as the maximum rate requires; false when cancelled meanwhile.
-    private func pace(_ state: RunState) async throws -> Bool {
+    private func pace(_ shared: SharedWork) async throws -> Bool {
         guard let rate = configuration.maximumRate else { return true }
-        let due = Duration.seconds(Double(state.taken) / rate)
-        let ahead = due - state.elapsed
+        let due = Duration.seconds(Double(shared.taken) / rate)
+        let ahead = due - shared.elapsed
         guard ahead > .zero else { return true }
         do {
             try await Task.sleep(for: ahead)
@@ -156,15 +363,6 @@ public struct Runner: Sendable {
         } catch is CancellationError {
             return false
         }
-    }
-
-    private func deriveConcurrently(_ batch: [PendingRecord], pipeline: Pipeline) async -> [RecordResult] {
-        await Self.deriveConcurrently(
-            batch,
-            pipeline: pipeline,
-            codec: PayloadCodec(maximumSize: configuration.maximumPayloadSize),
-            parallelism: configuration.parallelism
-        )
     }
 
     /// Inflates, decodes and derives a batch on `parallelism` workers that take records one at a time,
@@ -238,46 +436,28 @@ private final class WorkCursor: Sendable {
     }
 }
 
-/// What a run has done so far.
-private struct RunState {
+/// A run's identity and clock, and whether it was interrupted.
+private struct RunState: Sendable {
     let runID: Int64
     let total: Int
-    /// Records the run may still take, when it is limited.
-    var budget: Int?
     let clock: ContinuousClock
     let start: ContinuousClock.Instant
-    var counts = RunCounts()
-    var taken = 0
-    var lastTaken = 0
     var interrupted = false
 
-    init(runID: Int64, total: Int, budget: Int?, clock: ContinuousClock) {
+    init(runID: Int64, total: Int, clock: ContinuousClock) {
         self.runID = runID
         self.total = total
-        self.budget = budget
         self.clock = clock
         self.start = clock.now
     }
 
     var elapsed: Duration { clock.now - start }
 
-    var isExhausted: Bool { budget == 0 }
-
-    func nextBatchSize(_ batchSize: Int) -> Int {
-        budget.map { min($0, batchSize) } ?? batchSize
-    }
-
-    mutating func take(_ count: Int) {
-        taken += count
-        lastTaken = count
-        budget = budget.map { $0 - count }
-    }
-
-    mutating func record(_ committed: RunCounts, pipeline: String, progress: any ProgressReporter) {
-        guard committed.total > 0 else { return }
-        counts += committed
+    func report(pipeline: String, progress: any ProgressReporter, counts: RunCounts, overdue: [InFlightRecord]) {
         progress.report(.advanced(.init(
-            runID: runID, pipeline: pipeline, done: counts.total, total: total, counts: counts, elapsed: elapsed
+            runID: runID, pipeline: pipeline, done: counts.total, total: total, counts: counts, elapsed: elapsed,
+            overdue: overdue
         )))
     }
 }
+

@@ -3,6 +3,7 @@
 public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
+    /// A generator whose sequence is determined by `seed`.
     public init(seed: UInt64) {
         state = seed
     }
@@ -13,6 +14,7 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
         state = mixer.next()
     }
 
+    /// The next 64 random bits.
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state

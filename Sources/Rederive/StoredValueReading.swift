@@ -11,9 +11,12 @@ public protocol StoredValueReading: Sendable {
 
 /// What is stored for one record: its readable key and its derived values, if any.
 public struct StoredRow: Sendable, Hashable {
+    /// The record's readable key, when its pipeline has a key column.
     public let key: String?
+    /// The values of every output column, in ``Pipeline/outputColumns`` order; nil without a row of derived values.
     public let values: [DerivedValue]?
 
+    /// What a store holds for one record.
     public init(key: String?, values: [DerivedValue]?) {
         self.key = key
         self.values = values

@@ -31,11 +31,17 @@ public struct Verifier: Sendable {
 
     /// One stored value that is not what the current processor produces.
     public struct Difference: Sendable, Hashable {
+        /// The pipeline of the record.
         public let pipeline: String
+        /// The record's integer id.
         public let recordID: Int64
+        /// The record's readable key, when its pipeline has a key column.
         public let key: String?
+        /// The processor that owns the column.
         public let processor: String
+        /// The column whose stored value differs.
         public let column: String
+        /// The value stored now.
         public let stored: DerivedValue
         /// The value derived now; nil when deriving failed.
         public let derived: DerivedValue?
@@ -56,15 +62,29 @@ public struct Verifier: Sendable {
         /// Every differing value, in record and column order.
         public var differences: [Difference] = []
 
+        /// An empty report, which ``Verifier/verify()`` fills.
         public init() {}
     }
 
+    /// Where the records are read from; nothing is written.
     public let source: any VerificationSource
+    /// The pipelines whose records are verified.
     public let pipelines: [Pipeline]
+    /// Every record, or a random sample.
     public let scope: Scope
+    /// Records derived at once.
     public let parallelism: Int
+    /// Payloads that inflate to more than this many bytes fail, as in a run.
     public let maximumPayloadSize: Int
 
+    /// Creates a verifier; nothing is read until ``verify()``.
+    ///
+    /// - Parameters:
+    ///   - source: Where the records are read from.
+    ///   - pipelines: The pipelines whose records are verified.
+    ///   - scope: Every record (the default), or a random sample.
+    ///   - parallelism: Records derived at once.
+    ///   - maximumPayloadSize: Payloads that inflate to more than this many bytes fail, as in a run.
     public init(
         source: any VerificationSource,
         pipelines: [Pipeline],
@@ -81,6 +101,7 @@ public struct Verifier: Sendable {
 
     /// Reads and re-derives the records in scope and returns every difference.
     public func verify() async throws -> Report {
+        _ = try Registry(pipelines)
         var report = Report()
         let pageSize = 500
         for pipeline in pipelines {
@@ -141,9 +162,10 @@ public struct Verifier: Sendable {
         let processors = pipeline.processors
         let claimed = processors.indices.filter { index in
             let columns = processors[index].columns
-            let defaults = columns.map { $0.defaultValue.stored(in: $0.type) }
-            let stored = zip(record.values[index], columns).map { $0.stored(in: $1.type) }
-            return record.stamps[index] != nil || stored != defaults
+            let holdsDefaults = zip(record.values[index], columns).allSatisfy { stored, column in
+                stored.isUnchanged(byStoring: column.defaultValue, in: column.type)
+            }
+            return record.stamps[index] != nil || !holdsDefaults
         }
         report.notDerived += processors.count - claimed.count
         guard !claimed.isEmpty else { return }
@@ -163,30 +185,18 @@ public struct Verifier: Sendable {
                 let failure: String?
                 switch outcome {
                 case .derived(let values):
+                    if stored.isUnchanged(byStoring: values[position], in: column.type) { continue }
                     derived = values[position].stored(in: column.type)
                     failure = nil
                 case .failed(let kind, let message):
                     derived = nil
                     failure = "\(kind.rawValue): \(message)"
                 }
-                guard derived != stored else { continue }
                 report.differences.append(Difference(
                     pipeline: pipeline.name, recordID: record.recordID, key: record.key, processor: processor.name,
                     column: column.name, stored: stored, derived: derived, failure: failure, upToDate: upToDate
                 ))
             }
-        }
-    }
-}
-
-extension DerivedValue {
-    /// The value as a column of `type` holds it once stored: SQLite keeps NaN as NULL and integers
-    /// in REAL columns as reals.
-    func stored(in type: ColumnType) -> DerivedValue {
-        switch (self, type) {
-        case (.real(let value), _) where value.isNaN: .null
-        case (.integer(let value), .real): .real(Double(value))
-        default: self
         }
     }
 }

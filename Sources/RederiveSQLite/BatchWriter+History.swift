@@ -4,7 +4,8 @@ import Rederive
 /// Keeping what a commit replaces, so that the run can be rolled back.
 extension BatchWriter {
     /// Records, for each derived processor whose own columns change, the stored values and the stamp
-    /// about to be replaced. Called after the values are written and before the stamps are.
+    /// about to be replaced; values that are the columns' defaults are not copied. Called after the
+    /// values are written and before the stamps are.
     ///
     /// - Parameters:
     ///   - columns: The derived processors' columns, in processor order, as written.
@@ -14,34 +15,45 @@ extension BatchWriter {
     ) throws {
         let before = stored.map { Array($0.databaseValues) }
         var offset = 0
+        var changed: [ProcessorDescriptor] = []
         for processor in processors {
             let range = offset..<(offset + processor.columns.count)
             offset = range.upperBound
             let old = before.map { Array($0[range]) } ?? processor.columns.map(\.defaultValue.databaseValue)
-            guard before == nil || old != Array(values[range]) else { continue }
-            try keepStamp(processor, result, db)
+            guard before == nil || !old.isUnchanged(byStoring: Array(values[range]), in: processor.columns) else { continue }
+            changed.append(processor)
+            // Defaults need no copy: rollback puts a column without a kept value back to its default.
+            // This spares a record's first derivation a row per column.
+            let defaults = processor.columns.map(\.defaultValue.databaseValue)
+            guard !old.isUnchanged(byStoring: defaults, in: processor.columns) else { continue }
             let insert = try db.cachedStatement(sql: """
-                INSERT OR REPLACE INTO rederive_replaced_values (run_id, processor, record_id, column_name, value)
-                VALUES (?, ?, ?, ?, ?)
+                INSERT OR REPLACE INTO rederive_replaced_values (run_id, pipeline, processor, record_id, column_name, value)
+                VALUES (?, ?, ?, ?, ?, ?)
                 """)
             for (column, value) in zip(processor.columns, old) {
-                try insert.execute(arguments: [runID, processor.name, result.recordID, column.name, value])
+                try insert.execute(arguments: [runID, tables.pipeline.name, processor.name, result.recordID, column.name, value])
             }
         }
+        try keepStamps(changed, result, db)
     }
 
-    private func keepStamp(_ processor: ProcessorDescriptor, _ result: RecordResult, _ db: Database) throws {
+    /// Keeps the stamps of `processors` for this record as they are before the commit replaces them,
+    /// in one statement.
+    private func keepStamps(_ processors: [ProcessorDescriptor], _ result: RecordResult, _ db: Database) throws {
+        guard !processors.isEmpty else { return }
+        let names = Array(repeating: "(?)", count: processors.count).joined(separator: ", ")
         let keep = try db.cachedStatement(sql: """
             INSERT OR REPLACE INTO rederive_replaced_stamps
-                (run_id, processor, record_id, source, derived_generation, had_stamp,
+                (run_id, pipeline, processor, record_id, source, derived_generation, had_stamp,
                  version, generation, payload_digest, current, stamp_run_id, derived_at)
-            SELECT ?, ?, ?, ?, ?, s.processor IS NOT NULL,
+            SELECT ?, ?, k.column1, ?, ?, ?, s.processor IS NOT NULL,
                 s.version, s.generation, s.payload_digest, s.current, s.run_id, s.derived_at
-            FROM (SELECT 1) LEFT JOIN rederive_stamps s ON s.processor = ? AND s.record_id = ?
+            FROM (VALUES \(names)) k
+            LEFT JOIN rederive_stamps s ON s.pipeline = ? AND s.processor = k.column1 AND s.record_id = ?
             """)
-        try keep.execute(arguments: [
-            runID, processor.name, result.recordID, tables.pipeline.table, result.generation,
-            processor.name, result.recordID,
-        ])
+        var arguments: [(any DatabaseValueConvertible)?] = [runID, tables.pipeline.name, result.recordID, tables.pipeline.table, result.generation]
+        arguments += processors.map(\.name)
+        arguments += [tables.pipeline.name, result.recordID]
+        try keep.execute(arguments: StatementArguments(arguments))
     }
 }

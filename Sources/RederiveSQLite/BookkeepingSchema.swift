@@ -13,6 +13,9 @@ import GRDB
 /// - `rederive_runs`: every run, with its processors, status and counts.
 /// - `rederive_replaced_stamps` and `rederive_replaced_values` (v2): what runs replaced, for rollback.
 /// - `rederive_schema_migrations` (v3): the app's own schema migrations once applied.
+/// - v4 keys stamps, failures and replaced values by pipeline as well as processor and record
+///   (``PipelineKeySchema``).
+/// - `rederive_leases` (v5): which process derives the database now (``WorkerLeaseSchema``).
 enum BookkeepingSchema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -82,6 +85,8 @@ enum BookkeepingSchema {
                 )
                 """)
         }
+        migrator.registerMigration("rederive.v4", migrate: PipelineKeySchema.migrate)
+        migrator.registerMigration("rederive.v5", migrate: WorkerLeaseSchema.migrate)
         return migrator
     }
 }

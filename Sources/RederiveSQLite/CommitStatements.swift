@@ -52,16 +52,16 @@ final class CommitStatements {
         return statement
     }
 
-    /// Upserts `count` stamps: eight arguments each (processor, record, source, version, generation,
-    /// digest, run, time).
+    /// Upserts `count` stamps: nine arguments each (pipeline, processor, record, source, version,
+    /// generation, digest, run, time).
     func stamps(count: Int) throws -> Statement {
         if let statement = stampUpserts[count] { return statement }
-        let rows = Array(repeating: "(?, ?, ?, ?, ?, ?, 1, ?, ?)", count: count).joined(separator: ", ")
+        let rows = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, 1, ?, ?)", count: count).joined(separator: ", ")
         let statement = try db.cachedStatement(sql: """
             INSERT INTO rederive_stamps
-                (processor, record_id, source, version, generation, payload_digest, current, run_id, derived_at)
+                (pipeline, processor, record_id, source, version, generation, payload_digest, current, run_id, derived_at)
             VALUES \(rows)
-            ON CONFLICT (processor, record_id) DO UPDATE SET
+            ON CONFLICT (pipeline, processor, record_id) DO UPDATE SET
                 version = excluded.version, generation = excluded.generation,
                 payload_digest = excluded.payload_digest, current = 1,
                 run_id = excluded.run_id, derived_at = excluded.derived_at
@@ -70,12 +70,12 @@ final class CommitStatements {
         return statement
     }
 
-    /// Deletes a record's failures for `count` processors: arguments are the source, the record id and the names.
+    /// Deletes a record's failures for `count` processors: arguments are the pipeline, the record id and the names.
     func clearFailures(count: Int) throws -> Statement {
         if let statement = failureClears[count] { return statement }
         let names = Array(repeating: "?", count: count).joined(separator: ", ")
         let statement = try db.cachedStatement(
-            sql: "DELETE FROM rederive_failures WHERE source = ? AND record_id = ? AND processor IN (\(names))"
+            sql: "DELETE FROM rederive_failures WHERE pipeline = ? AND record_id = ? AND processor IN (\(names))"
         )
         failureClears[count] = statement
         return statement

@@ -37,7 +37,7 @@ enum SQL {
 
 extension DerivedValue {
     /// The value as GRDB binds it.
-    var databaseValue: DatabaseValue {
+    package var databaseValue: DatabaseValue {
         switch self {
         case .null: .null
         case .integer(let value): value.databaseValue

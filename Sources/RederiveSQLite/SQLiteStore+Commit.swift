@@ -4,10 +4,13 @@ import Rederive
 
 /// Storing a batch of results in one transaction.
 extension SQLiteStore {
-    public func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64) async throws -> RunCounts {
+    public func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> RunCounts {
         guard !results.isEmpty else { return RunCounts() }
         let writer = BatchWriter(tables: PipelineTables(plan.pipeline), runID: runID, now: Timestamp.text(Date()))
         return try await write { db in
+            if let lease {
+                try Self.checkLease(lease, db)
+            }
             let statements = try CommitStatements(db, writer.tables)
             var counts = RunCounts()
             for result in results {
@@ -70,7 +73,7 @@ struct BatchWriter: Sendable {
         _ processors: [Int], _ values: [DatabaseValue], recordID: Int64, _ statements: CommitStatements
     ) throws -> (changed: Bool, stored: Row?) {
         let stored = try Row.fetchOne(try statements.selectValues(processors), arguments: [recordID])
-        if let stored, Array(stored.databaseValues) == values {
+        if let stored, Array(stored.databaseValues).isUnchanged(byStoring: values, in: processors.flatMap { tables.pipeline.processors[$0].columns }) {
             return (false, stored)
         }
         let write = try statements.writeValues(processors)
@@ -86,10 +89,10 @@ struct BatchWriter: Sendable {
     /// Stamps the processors that derived the record, and clears their failures, in two statements.
     private func stamp(_ processors: [ProcessorDescriptor], _ result: RecordResult, _ statements: CommitStatements) throws {
         var stampArguments: [(any DatabaseValueConvertible)?] = []
-        var clearArguments: [(any DatabaseValueConvertible)?] = [tables.pipeline.table, result.recordID]
+        var clearArguments: [(any DatabaseValueConvertible)?] = [tables.pipeline.name, result.recordID]
         for processor in processors {
             stampArguments += [
-                processor.name, result.recordID, tables.pipeline.table, processor.version,
+                tables.pipeline.name, processor.name, result.recordID, tables.pipeline.table, processor.version,
                 result.generation, result.payloadDigest, runID, now,
             ]
             clearArguments.append(processor.name)
@@ -103,15 +106,15 @@ struct BatchWriter: Sendable {
     ) throws {
         let upsert = try db.cachedStatement(sql: """
             INSERT INTO rederive_failures
-                (processor, record_id, source, version, generation, current, kind, message, run_id, failed_at)
-            VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?)
-            ON CONFLICT (processor, record_id) DO UPDATE SET
+                (pipeline, processor, record_id, source, version, generation, current, kind, message, run_id, failed_at)
+            VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)
+            ON CONFLICT (pipeline, processor, record_id) DO UPDATE SET
                 version = excluded.version, generation = excluded.generation, current = 1,
                 kind = excluded.kind, message = excluded.message,
                 run_id = excluded.run_id, failed_at = excluded.failed_at
             """)
         try upsert.execute(arguments: [
-            processor.name, result.recordID, tables.pipeline.table, processor.version,
+            tables.pipeline.name, processor.name, result.recordID, tables.pipeline.table, processor.version,
             result.generation, kind.rawValue, message, runID, now,
         ])
     }

@@ -14,9 +14,9 @@ extension SQLiteStore {
                     SELECT f.record_id, \(tables.keyExpression) AS record_key, f.kind, f.message, f.run_id, f.failed_at
                     FROM rederive_failures f
                     LEFT JOIN \(tables.table) t ON t.\(tables.id) = f.record_id
-                    WHERE f.processor = ? AND f.version = ? AND f.current = 1
+                    WHERE f.pipeline = ? AND f.processor = ? AND f.version = ? AND f.current = 1
                     """
-                var arguments: StatementArguments = [processor.name, processor.version]
+                var arguments: StatementArguments = [pipeline.name, processor.name, processor.version]
                 if let runID = filter.runID {
                     sql += " AND f.run_id = ?"
                     arguments += [runID]
@@ -76,13 +76,16 @@ extension SQLiteStore {
                 for name in names {
                     if let recordIDs {
                         let statement = try db.cachedStatement(
-                            sql: "UPDATE \(table) SET current = 0 WHERE processor = ? AND record_id = ?"
+                            sql: "UPDATE \(table) SET current = 0 WHERE pipeline = ? AND processor = ? AND record_id = ?"
                         )
                         for id in recordIDs {
-                            try statement.execute(arguments: [name, id])
+                            try statement.execute(arguments: [pipeline.name, name, id])
                         }
                     } else {
-                        try db.execute(sql: "UPDATE \(table) SET current = 0 WHERE processor = ? AND current = 1", arguments: [name])
+                        try db.execute(
+                            sql: "UPDATE \(table) SET current = 0 WHERE pipeline = ? AND processor = ? AND current = 1",
+                            arguments: [pipeline.name, name]
+                        )
                     }
                 }
             }

@@ -17,14 +17,9 @@ extension SQLiteStore {
             .map { "\(SQL.identifier($0.name)) = \(SQL.literal(of: $0.defaultValue))" }
             .joined(separator: ", ")
         return try await write { db in
-            for table in ["rederive_stamps", "rederive_failures", "rederive_replaced_stamps"] {
-                try db.execute(sql: "DELETE FROM \(table) WHERE source = ?", arguments: [pipeline.table])
+            for table in ["rederive_stamps", "rederive_failures", "rederive_replaced_stamps", "rederive_replaced_values"] {
+                try db.execute(sql: "DELETE FROM \(table) WHERE pipeline = ?", arguments: [pipeline.name])
             }
-            let processors = pipeline.processors.map(\.name)
-            try db.execute(
-                sql: "DELETE FROM rederive_replaced_values WHERE processor IN (\(processors.map { _ in "?" }.joined(separator: ", ")))",
-                arguments: StatementArguments(processors)
-            )
             try db.execute(sql: "UPDATE \(tables.destination) SET \(assignments)")
             return try Self.recordCount(db, tables)
         }

@@ -52,11 +52,11 @@ extension SQLiteStore {
             SELECT k.*, r.generation AS current_generation, s.run_id AS current_run, \(tables.keyExpression) AS record_key
             FROM rederive_replaced_stamps k
             LEFT JOIN rederive_records r ON r.source = k.source AND r.record_id = k.record_id
-            LEFT JOIN rederive_stamps s ON s.processor = k.processor AND s.record_id = k.record_id
+            LEFT JOIN rederive_stamps s ON s.pipeline = k.pipeline AND s.processor = k.processor AND s.record_id = k.record_id
             LEFT JOIN \(tables.table) t ON t.\(tables.id) = k.record_id
-            WHERE k.run_id = ? AND k.source = ?
+            WHERE k.run_id = ? AND k.pipeline = ?
             ORDER BY k.record_id, k.processor
-            """, arguments: [runID, pipeline.table])
+            """, arguments: [runID, pipeline.name])
         for row in kept {
             let recordID: Int64 = row["record_id"]
             let name: String = row["processor"]
@@ -84,29 +84,32 @@ extension SQLiteStore {
             }
             try restoreValues(runID, name, recordID, tables, db)
             try restoreStamp(row, db)
-            try db.execute(
-                sql: "DELETE FROM rederive_replaced_values WHERE run_id = ? AND processor = ? AND record_id = ?",
-                arguments: [runID, name, recordID]
-            )
-            try db.execute(
-                sql: "DELETE FROM rederive_replaced_stamps WHERE run_id = ? AND processor = ? AND record_id = ?",
-                arguments: [runID, name, recordID]
-            )
+            for table in ["rederive_replaced_values", "rederive_replaced_stamps"] {
+                try db.execute(
+                    sql: "DELETE FROM \(table) WHERE run_id = ? AND pipeline = ? AND processor = ? AND record_id = ?",
+                    arguments: [runID, pipeline.name, name, recordID]
+                )
+            }
             report.restored.append(entry(nil))
         }
     }
 
-    /// Writes the kept values of the processor's columns that the pipeline still declares.
+    /// Writes the kept values of the processor's columns that the pipeline still declares; a column
+    /// without a kept value held its declared default.
     private static func restoreValues(_ runID: Int64, _ processor: String, _ recordID: Int64, _ tables: PipelineTables, _ db: Database) throws {
-        let declared = Set(tables.pipeline.outputColumns.map(\.name))
-        let values = try Row.fetchAll(
+        guard let columns = tables.pipeline.processor(named: processor)?.columns else { return }
+        let kept = try Row.fetchAll(
             db,
-            sql: "SELECT column_name, value FROM rederive_replaced_values WHERE run_id = ? AND processor = ? AND record_id = ?",
-            arguments: [runID, processor, recordID]
-        ).filter { declared.contains($0["column_name"]) }
-        guard !values.isEmpty else { return }
-        let names = values.map { SQL.identifier($0["column_name"]) }
-        let arguments = values.map { $0["value"] as DatabaseValue }
+            sql: """
+                SELECT column_name, value FROM rederive_replaced_values
+                WHERE run_id = ? AND pipeline = ? AND processor = ? AND record_id = ?
+                """,
+            arguments: [runID, tables.pipeline.name, processor, recordID]
+        )
+        let keptByName = Dictionary(kept.map { ($0["column_name"] as String, $0["value"] as DatabaseValue) }, uniquingKeysWith: { a, _ in a })
+        let values = columns.map { (name: $0.name, value: keptByName[$0.name] ?? $0.defaultValue.databaseValue) }
+        let names = values.map { SQL.identifier($0.name) }
+        let arguments = values.map(\.value)
         switch tables.pipeline.layout {
         case .companion:
             try db.execute(
@@ -127,10 +130,14 @@ extension SQLiteStore {
 
     /// Puts back the stamp the run replaced, or removes the run's stamp when there was none before.
     private static func restoreStamp(_ kept: Row, _ db: Database) throws {
+        let pipeline: String = kept["pipeline"]
         let processor: String = kept["processor"]
         let recordID: Int64 = kept["record_id"]
         guard kept["had_stamp"] as Bool else {
-            try db.execute(sql: "DELETE FROM rederive_stamps WHERE processor = ? AND record_id = ?", arguments: [processor, recordID])
+            try db.execute(
+                sql: "DELETE FROM rederive_stamps WHERE pipeline = ? AND processor = ? AND record_id = ?",
+                arguments: [pipeline, processor, recordID]
+            )
             return
         }
         // The old stamp is current only if it was, and for the payload the record still has.
@@ -139,11 +146,11 @@ extension SQLiteStore {
         try db.execute(
             sql: """
                 UPDATE rederive_stamps SET version = ?, generation = ?, payload_digest = ?, current = ?, run_id = ?, derived_at = ?
-                WHERE processor = ? AND record_id = ?
+                WHERE pipeline = ? AND processor = ? AND record_id = ?
                 """,
             arguments: [
                 kept["version"], kept["generation"], kept["payload_digest"], current,
-                kept["stamp_run_id"], kept["derived_at"], processor, recordID,
+                kept["stamp_run_id"], kept["derived_at"], pipeline, processor, recordID,
             ]
         )
     }

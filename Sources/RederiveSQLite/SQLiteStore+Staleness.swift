@@ -10,8 +10,8 @@ extension SQLiteStore {
             let records = try Self.recordCount(db, tables)
             var pendingByProcessor: [Int] = []
             for processor in plan.processors {
-                let upToDate = try Self.upToDateCount(db, processor)
-                let failed = plan.retryFailed ? 0 : try Self.failedCount(db, processor)
+                let upToDate = try Self.upToDateCount(db, plan.pipeline, processor)
+                let failed = plan.retryFailed ? 0 : try Self.failedCount(db, plan.pipeline, processor)
                 pendingByProcessor.append(records - upToDate - failed)
             }
             let stale = pendingByProcessor.filter { $0 > 0 }
@@ -60,12 +60,19 @@ extension SQLiteStore {
     /// A record's payload as stored, BLOB or TEXT, copied once out of SQLite; nil when NULL or missing.
     private static func payload(_ statement: Statement, recordID: Int64) throws -> [UInt8]? {
         let cursor = try Row.fetchCursor(statement, arguments: [recordID])
-        guard let row = try cursor.next(), !row.hasNull(atIndex: 0) else { return nil }
-        if let bytes = try? row.withUnsafeData(atIndex: 0, { data in data.map { [UInt8]($0) } }) {
+        guard let row = try cursor.next() else { return nil }
+        return payloadBytes(row, at: 0)
+    }
+
+    /// The payload in column `index` of a row being read, BLOB or TEXT, copied once out of SQLite;
+    /// nil when NULL.
+    static func payloadBytes(_ row: Row, at index: Int) -> [UInt8]? {
+        guard !row.hasNull(atIndex: index) else { return nil }
+        if let bytes = try? row.withUnsafeData(atIndex: index, { data in data.map { [UInt8]($0) } }) {
             return bytes
         }
         // A number where a payload belongs: hand its text to the decoder, which names the problem.
-        return Array((row[0] as DatabaseValue).description.utf8)
+        return Array((row[index] as DatabaseValue).description.utf8)
     }
 
     public func status(of pipeline: Pipeline) async throws -> [ProcessorStatus] {
@@ -73,7 +80,7 @@ extension SQLiteStore {
         return try await read { db in
             let records = try Self.recordCount(db, tables)
             return try pipeline.processors.map { processor in
-                let upToDate = try Self.upToDateCount(db, processor)
+                let upToDate = try Self.upToDateCount(db, pipeline, processor)
                 return ProcessorStatus(
                     pipeline: pipeline.name,
                     name: processor.name,
@@ -81,7 +88,7 @@ extension SQLiteStore {
                     records: records,
                     upToDate: upToDate,
                     stale: records - upToDate,
-                    failed: try Self.failedCount(db, processor)
+                    failed: try Self.failedCount(db, pipeline, processor)
                 )
             }
         }
@@ -94,17 +101,21 @@ extension SQLiteStore {
         ) ?? 0
     }
 
-    static func upToDateCount(_ db: Database, _ processor: ProcessorDescriptor) throws -> Int {
+    static func upToDateCount(_ db: Database, _ pipeline: Pipeline, _ processor: ProcessorDescriptor) throws -> Int {
         try Int.fetchOne(
-            db.cachedStatement(sql: "SELECT count(*) FROM rederive_stamps WHERE processor = ? AND version = ? AND current = 1"),
-            arguments: [processor.name, processor.version]
+            db.cachedStatement(sql: """
+                SELECT count(*) FROM rederive_stamps WHERE pipeline = ? AND processor = ? AND version = ? AND current = 1
+                """),
+            arguments: [pipeline.name, processor.name, processor.version]
         ) ?? 0
     }
 
-    static func failedCount(_ db: Database, _ processor: ProcessorDescriptor) throws -> Int {
+    static func failedCount(_ db: Database, _ pipeline: Pipeline, _ processor: ProcessorDescriptor) throws -> Int {
         try Int.fetchOne(
-            db.cachedStatement(sql: "SELECT count(*) FROM rederive_failures WHERE processor = ? AND version = ? AND current = 1"),
-            arguments: [processor.name, processor.version]
+            db.cachedStatement(sql: """
+                SELECT count(*) FROM rederive_failures WHERE pipeline = ? AND processor = ? AND version = ? AND current = 1
+                """),
+            arguments: [pipeline.name, processor.name, processor.version]
         ) ?? 0
     }
 
@@ -129,16 +140,16 @@ extension SQLiteStore {
         var arguments: [any DatabaseValueConvertible & Sendable] = []
         for processor in plan.processors {
             var flag = """
-                NOT EXISTS (SELECT 1 FROM rederive_stamps s WHERE s.processor = ? AND s.record_id = r.record_id \
-                AND s.version = ? AND s.current = 1)
+                NOT EXISTS (SELECT 1 FROM rederive_stamps s WHERE s.pipeline = ? AND s.processor = ? \
+                AND s.record_id = r.record_id AND s.version = ? AND s.current = 1)
                 """
-            arguments += [processor.name, processor.version]
+            arguments += [plan.pipeline.name, processor.name, processor.version]
             if !plan.retryFailed {
                 flag += """
-                     AND NOT EXISTS (SELECT 1 FROM rederive_failures f WHERE f.processor = ? \
+                     AND NOT EXISTS (SELECT 1 FROM rederive_failures f WHERE f.pipeline = ? AND f.processor = ? \
                     AND f.record_id = r.record_id AND f.version = ? AND f.current = 1)
                     """
-                arguments += [processor.name, processor.version]
+                arguments += [plan.pipeline.name, processor.name, processor.version]
             }
             flags.append("(\(flag)) AS stale\(flags.count)")
         }

@@ -42,12 +42,12 @@ extension SQLiteStore: VerificationSource {
             WHERE \(condition)
             """, arguments: arguments)
         let stampsOfRecord = try db.cachedStatement(
-            sql: "SELECT processor, version, current FROM rederive_stamps WHERE source = ? AND record_id = ?"
+            sql: "SELECT processor, version, current FROM rederive_stamps WHERE pipeline = ? AND record_id = ?"
         )
         return try rows.map { row in
             let recordID: Int64 = row[0]
             var stamps: [String: StoredRecord.Stamp] = [:]
-            for stamp in try Row.fetchAll(stampsOfRecord, arguments: [pipeline.table, recordID]) {
+            for stamp in try Row.fetchAll(stampsOfRecord, arguments: [pipeline.name, recordID]) {
                 stamps[stamp[0]] = StoredRecord.Stamp(version: stamp[1], current: stamp[2])
             }
             var next = 3

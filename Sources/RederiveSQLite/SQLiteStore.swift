@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Rederive
+import Synchronization
 
 /// The store for a single SQLite database file, in WAL mode so that readers, rederive's writer and the
 /// app that owns the database work side by side.
@@ -21,6 +22,9 @@ public final class SQLiteStore: RecordStore {
     let pool: DatabasePool
     /// How many of the newest runs keep the values they replaced, for `rollback`.
     public let replacedValuesRunLimit: Int
+    /// Where each lease's claims of each pipeline have reached, by lease token and pipeline name:
+    /// claims are handed out in id order, in-process.
+    let claimCursors = Mutex<[ClaimCursorKey: Int64]>([:])
 
     /// Opens (or creates) the database at `path`.
     public init(
@@ -33,6 +37,8 @@ public final class SQLiteStore: RecordStore {
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
         configuration.label = "rederive"
+        // Every worker of a run reads its claimed payloads on a connection of its own.
+        configuration.maximumReaderCount = 16
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
             try BookkeepingSchema.migrator.migrate(pool)
@@ -69,11 +75,14 @@ public final class SQLiteStore: RecordStore {
 
     public func prepare(_ pipeline: Pipeline) async throws {
         let schema = PipelineSchema(tables: PipelineTables(pipeline))
-        let changes = try await read { db in try schema.changes(db) }
-        guard !changes.isEmpty else { return }
+        let (changes, unadopted) = try await read { db in
+            (try schema.changes(db), try PipelineKeySchema.hasUnadopted(db))
+        }
+        guard !changes.isEmpty || unadopted else { return }
         try await write { db in
             // Another process may have prepared the database meanwhile: look again inside the transaction.
             try schema.apply(try schema.changes(db), db)
+            try PipelineKeySchema.adopt(pipeline.name, table: pipeline.table, db)
         }
     }
 

@@ -5,12 +5,16 @@ import RederiveSQLite
 import Synchronization
 import Testing
 
-/// Wraps a store and tracks how many payloads are between reading and committing.
+/// Wraps a store and tracks how many records are between claiming and committing, and the largest
+/// claim's payload bytes.
 final class InFlightStore: RecordStore {
     let base: SQLiteStore
-    private let inFlight = Mutex<(now: Int, peak: Int, reads: Int)>((0, 0, 0))
+    private let inFlight = Mutex<(now: Int, peak: Int, reads: Int, claimBytes: Int)>((0, 0, 0, 0))
 
     init(_ base: SQLiteStore) { self.base = base }
+
+    /// The most payload bytes one claim held.
+    var peakClaimBytes: Int { inFlight.withLock { $0.claimBytes } }
 
     var peak: Int { inFlight.withLock { $0.peak } }
     /// How many times pending records were listed.
@@ -27,8 +31,21 @@ final class InFlightStore: RecordStore {
         inFlight.withLock { $0.now += records.count; $0.peak = max($0.peak, $0.now); $0.reads += 1 }
         return records
     }
-    func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64) async throws -> RunCounts {
-        let counts = try await base.commit(results, plan: plan, runID: runID)
+    func acquireLease(for worker: WorkerIdentity, duration: Duration) async throws -> LeaseAcquisition {
+        try await base.acquireLease(for: worker, duration: duration)
+    }
+    func renewLease(_ lease: WorkerLease) async throws { try await base.renewLease(lease) }
+    func releaseLease(_ lease: WorkerLease) async throws { try await base.releaseLease(lease) }
+    func claim(_ plan: RunPlan, limit: Int, byteLimit: Int, lease: WorkerLease) async throws -> [PendingRecord] {
+        let records = try await base.claim(plan, limit: limit, byteLimit: byteLimit, lease: lease)
+        let bytes = records.reduce(0) { $0 + ($1.payload?.count ?? 0) }
+        inFlight.withLock {
+            $0.now += records.count; $0.peak = max($0.peak, $0.now); $0.reads += 1; $0.claimBytes = max($0.claimBytes, bytes)
+        }
+        return records
+    }
+    func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> RunCounts {
+        let counts = try await base.commit(results, plan: plan, runID: runID, lease: lease)
         inFlight.withLock { $0.now -= results.count }
         return counts
     }
@@ -67,17 +84,18 @@ struct LiveDatabaseTests {
         }
     }
 
-    @Test func memoryHoldsAtMostThreeBatchesWhateverTheTableSize() async throws {
+    @Test func recordsInFlightStayBoundedWhateverTheTableSize() async throws {
         try await withTemporaryDatabase { path in
             let test = TestPipeline()
             try await prepare(test.pipeline, at: path)
             try insertRecords(samples(3_000), into: path)
             let store = InFlightStore(try SQLiteStore(path: path))
-            let runner = Runner(store: store, pipelines: [test.pipeline], configuration: Runner.Configuration(parallelism: 4, batchSize: 50))
-            let summary = try await runner.run()
+            var configuration = Runner.Configuration(parallelism: 4, batchSize: 50)
+            configuration.claimSize = 10
+            let summary = try await Runner(store: store, pipelines: [test.pipeline], configuration: configuration).run()
             #expect(summary.counts.derived == 3_000)
-            #expect(store.peak <= 150)
-            #expect(store.peak >= 50)
+            // Each worker holds one claim; the channel holds two batches of results and the writer one.
+            #expect(store.peak <= 4 * 10 + 3 * 50)
         }
     }
 
@@ -101,11 +119,14 @@ struct LiveDatabaseTests {
             try insertRecords(samples(200), into: path)
             let payloadSize = try Inspection(path: path).count("SELECT max(length(payload)) FROM items")
             let store = InFlightStore(try SQLiteStore(path: path))
-            let configuration = Runner.Configuration(parallelism: 2, batchSize: 100, batchByteLimit: payloadSize * 10)
+            var configuration = Runner.Configuration(parallelism: 2, batchSize: 100, batchByteLimit: payloadSize * 10)
+            configuration.claimSize = 100
             let summary = try await Runner(store: store, pipelines: [test.pipeline], configuration: configuration).run()
             #expect(summary.counts.derived == 200)
-            // Three batches in flight, each of at most ten payloads' worth of bytes.
-            #expect(store.peak <= 3 * 11)
+            // The two workers share the byte limit: a claim ends once it holds five payloads' worth, so it
+            // holds at most six payloads.
+            #expect(store.peakClaimBytes <= 6 * payloadSize)
+            #expect(store.reads >= 200 / 6)
         }
     }
 }

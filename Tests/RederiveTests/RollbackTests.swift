@@ -71,6 +71,26 @@ struct RollbackTests {
         }
     }
 
+    @Test func aFirstDerivationKeepsNoValuesYetRollsBackToTheDefaults() async throws {
+        try await withTemporaryDatabase { path in
+            try await prepare(doublingPipeline(version: 1), at: path)
+            try insertRecords(samples(5), into: path)
+            let first = try await run(doublingPipeline(version: 1), at: path)
+            let inspect = Inspection(path: path)
+            // Nothing but defaults was replaced: one stamp row per processor and record, no value rows.
+            #expect(try inspect.count("SELECT count(*) FROM rederive_replaced_values WHERE run_id = ?", [first.runID]) == 0)
+            #expect(try inspect.count("SELECT count(*) FROM rederive_replaced_stamps WHERE run_id = ?", [first.runID]) == 10)
+            #expect(try inspect.value("value_count", key: "k1", as: Int.self) == 3)
+
+            let report = try await SQLiteStore(path: path).rollback(run: first.runID, pipelines: [doublingPipeline(version: 1)])
+            #expect(report.restored.count == 10)
+            #expect(try inspect.value("value_count", key: "k1", as: Int.self) == 0)
+            #expect(try inspect.value("total", key: "k1", as: Double.self) == nil)
+            #expect(try inspect.value("label_upper", key: "k1", as: String.self) == nil)
+            #expect(try inspect.count("SELECT count(*) FROM rederive_stamps") == 0)
+        }
+    }
+
     @Test func replacedValuesArePrunedWithOldRuns() async throws {
         try await withTemporaryDatabase { path in
             try await prepare(doublingPipeline(version: 1), at: path)

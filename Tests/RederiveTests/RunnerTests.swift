@@ -198,7 +198,9 @@ struct RunnerTests {
             let done = events.compactMap { event -> Int? in
                 if case .advanced(let progress) = event { progress.done } else { nil }
             }
-            #expect(done == [5, 10, 15, 20])
+            // A commit holds a batch at most, fewer when the writer's interval passes first.
+            #expect(done.last == 20)
+            #expect(zip([0] + done, done).allSatisfy { previous, next in next > previous && next - previous <= 5 }, "\(done)")
             guard case .finished(let summary) = events.last else {
                 Issue.record("the last event is not the end of the run")
                 return
@@ -211,7 +213,7 @@ struct RunnerTests {
         }
     }
 
-    @Test func aPacedRunCommitsAboutASecondsWorthAtATime() async throws {
+    @Test func aPacedRunNeverGetsAheadOfItsRate() async throws {
         try await withTemporaryDatabase { path in
             let test = TestPipeline()
             try await prepare(test.pipeline, at: path)
@@ -220,10 +222,15 @@ struct RunnerTests {
             let configuration = Runner.Configuration(parallelism: 2, batchSize: 500, maximumRate: 30)
             let summary = try await run(test.pipeline, at: path, configuration, progress: progress)
             #expect(summary.counts.derived == 60)
-            let done = progress.events.compactMap { event -> Int? in
-                if case .advanced(let progress) = event { progress.done } else { nil }
+            let advances = progress.events.compactMap { event -> ProgressEvent.Progress? in
+                if case .advanced(let progress) = event { progress } else { nil }
             }
-            #expect(done == [30, 60])
+            #expect(advances.last?.done == 60)
+            // Workers claim when the pace allows: at most one second's worth (30) ahead of 30 per second.
+            for advance in advances {
+                #expect(Double(advance.done) <= 30 * (advance.elapsed.secondsValue + 1), "\(advance.done) after \(advance.elapsed)")
+            }
+            #expect(summary.elapsed >= .seconds(1))
         }
     }
 

@@ -127,12 +127,20 @@ struct SchemaMigrationTests {
             let progress = InMemoryProgress()
             let first = try await store.bringUpToDate(pipelines: [test.pipeline], migrator: migrator, progress: progress)
             #expect(first.migrations == ["index-key"])
-            #expect(first.run?.counts.derived == 6)
-            #expect(!progress.events.isEmpty)
+            let run = try #require(first.run)
+            #expect(run.counts == RunCounts(derived: 6))
+            // The caller's reporter follows that run from its start to its end.
+            let events = progress.events
+            #expect(events.first == .started(runID: run.runID, total: 6))
+            #expect(events.last == .finished(run))
+            let done = events.compactMap { if case .advanced(let step) = $0, step.runID == run.runID { step.done } else { nil } }
+            #expect(done.last == 6 && done == done.sorted(), "\(done)")
+            #expect(events.count == done.count + 2)
 
-            let second = try await store.bringUpToDate(pipelines: [test.pipeline], migrator: migrator)
+            let second = try await store.bringUpToDate(pipelines: [test.pipeline], migrator: migrator, progress: progress)
             #expect(second.migrations.isEmpty)
             #expect(second.run == nil)
+            #expect(progress.events.count == events.count, "nothing to derive, nothing reported")
             #expect(try await store.runs(limit: nil).count == 1)
         }
     }

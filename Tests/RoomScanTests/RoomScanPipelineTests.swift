@@ -1,35 +1,77 @@
+import Foundation
+import GRDB
 import Rederive
+import RederiveCodec
+import RederiveSQLite
 import RoomScan
 import Testing
 
 @Suite("The RoomScan pipeline")
 struct RoomScanPipelineTests {
-    @Test("the pipeline is bound to room_scans with a companion table")
-    func pipelineBinding() {
-        let pipeline = RoomScan.pipeline
-        #expect(pipeline.name == "roomscan")
-        #expect(pipeline.table == "room_scans")
-        #expect(pipeline.idColumn == "id")
-        #expect(pipeline.keyColumn == "scan_id")
-        #expect(pipeline.payloadColumn == "payload")
-        #expect(pipeline.layout == .companion(table: "room_scans_derived"))
-        #expect(RoomScan.pipeline(layout: .inline).layout == .inline)
-        #expect(RoomScan.pipeline(layout: .inline).outputColumns == pipeline.outputColumns)
+    /// What an app reads: the README's join for the companion table, the scan's own row inline.
+    static func storedValues(_ path: String, layout: Pipeline.Layout) throws -> [String: [DerivedValue]] {
+        let columns = RoomScan.pipeline.outputColumns.map { $0.name.quotedDatabaseIdentifier }
+        let sql = switch layout {
+        case .companion:
+            "SELECT s.scan_id, \(columns.map { "d.\($0)" }.joined(separator: ", ")) FROM room_scans s JOIN room_scans_derived d ON d.id = s.id"
+        case .inline:
+            "SELECT scan_id, \(columns.joined(separator: ", ")) FROM room_scans"
+        }
+        return try DatabaseQueue(path: path).read { db in
+            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: sql).map { row in
+                (row[0] as String, row.databaseValues.dropFirst().map(Self.derivedValue))
+            })
+        }
     }
 
-    @Test("the processors have stable names, version 1 and the documented columns")
-    func processorsAndColumns() {
-        #expect(RoomScan.processors.map(\.name) == [
-            "floor_area", "element_counts", "wall_metrics", "object_categories", "section_labels",
-        ])
-        #expect(RoomScan.processors.allSatisfy { $0.version == 1 })
+    /// A value read with plain SQL, as a derived value.
+    static func derivedValue(_ value: DatabaseValue) -> DerivedValue {
+        switch value.storage {
+        case .null: .null
+        case .int64(let number): .integer(number)
+        case .double(let number): .real(number)
+        case .string(let text): .text(text)
+        case .blob(let data): .blob([UInt8](data))
+        }
+    }
+
+    @Test("an app's scans get their values where it reads them, and a scan that fails keeps unknown facts",
+          arguments: [Pipeline.Layout.companion(table: "room_scans_derived"), .inline])
+    func derivedValuesLandWhereTheAppReadsThem(layout: Pipeline.Layout) async throws {
+        let name = Fixtures.exportNames[0]
+        let directory = FileManager.default.temporaryDirectory.appending(path: "roomscan-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appending(path: "rooms.sqlite").path
+
+        let pipeline = RoomScan.pipeline(layout: layout)
+        let store = try SQLiteStore(path: path)
+        try await store.prepare(pipeline)
+        // The app writes only a key and a payload.
+        try await DatabaseQueue(path: path).write { db in
+            for (key, json) in [("real", try Fixtures.export(name)), ("empty", Array("{}".utf8)), ("broken", Array("[]".utf8))] {
+                try db.execute(
+                    sql: "INSERT INTO room_scans (scan_id, payload) VALUES (?, ?)",
+                    arguments: [key, Data(PayloadCodec.encode(json))]
+                )
+            }
+        }
+        let summary = try await Runner(store: store, pipelines: [pipeline]).run()
+        #expect(summary.counts == RunCounts(derived: 2, failed: 1))
+
+        let stored = try Self.storedValues(path, layout: layout)
         let columns = RoomScan.pipeline.outputColumns
-        #expect(columns.map(\.name) == [
-            "floor_area_sqm", "wall_count", "door_count", "window_count", "opening_count", "object_count",
-            "wall_length_m", "ceiling_height_m", "object_categories", "section_labels",
+        let expected = try #require(try Fixtures.expected().fixtures[name])
+        expectColumns(stored["real"] ?? [], of: columns, equal: expected, name)
+        // An empty scan has zero walls; a scan that never derived has unknown facts, not zeros.
+        #expect(stored["empty"] == [
+            .real(0), .integer(0), .integer(0), .integer(0), .integer(0), .integer(0),
+            .real(0), .real(0), .text("{}"), .text("[]"),
         ])
-        #expect(columns.map(\.type) == [.real, .integer, .integer, .integer, .integer, .integer, .real, .real, .text, .text])
-        #expect(columns.allSatisfy { $0.defaultValue == .null })
+        switch layout {
+        case .companion: #expect(stored["broken"] == nil)
+        case .inline: #expect(stored["broken"] == Array(repeating: .null, count: columns.count))
+        }
     }
 
     @Test("an empty object derives zeros and empty JSON")

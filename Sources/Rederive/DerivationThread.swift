@@ -1,0 +1,75 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A thread of its own for one worker's CPU work: inflating, decoding and deriving records.
+///
+/// Deriving off the cooperative pool keeps a processor that hangs from starving the writer and the
+/// lease's renewal, which share that pool. Deriving off Dispatch's global queues keeps it independent of
+/// how fast that pool adds threads when others block on locks or I/O: a run's workers always have their
+/// threads. A thread stuck in a processor that never returns stays stuck; the worker gives up on it only
+/// when the run is cancelled (see ``run(grace:_:)``).
+final class DerivationThread: Sendable {
+    private let job = Mutex<(@Sendable () -> Void)?>(nil)
+    private let stopping = Atomic<Bool>(false)
+    private let wake = DispatchSemaphore(value: 0)
+
+    init(name: String) {
+        let thread = Thread { [self] in loop() }
+        thread.name = name
+        thread.start()
+    }
+
+    private func loop() {
+        while true {
+            wake.wait()
+            if let next = job.withLock({ $0.take() }) {
+                next()
+            } else if stopping.load(ordering: .acquiring) {
+                return
+            }
+        }
+    }
+
+    /// Ends the thread once it has finished its current work.
+    func stop() {
+        stopping.store(true, ordering: .releasing)
+        wake.signal()
+    }
+
+    /// Runs `work` on this thread and waits for it; once the task is cancelled, waits at most `grace`
+    /// longer, so that what was nearly derived is still committed, then returns nil. An abandoned
+    /// piece of work runs on until it returns, if it ever does.
+    func run<T: Sendable>(grace: Duration, _ work: @escaping @Sendable () -> T) async -> T? {
+        let waiter = Waiter<T>()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
+                waiter.continuation.withLock { $0 = continuation }
+                job.withLock { $0 = { waiter.resume(returning: work()) } }
+                wake.signal()
+                // Cancelled before the continuation was stored: the handler found nothing to resume.
+                if Task.isCancelled {
+                    waiter.abandon(after: grace)
+                }
+            }
+        } onCancel: {
+            waiter.abandon(after: grace)
+        }
+    }
+}
+
+/// The continuation of one piece of work, resumed once: by the work or by giving up on it.
+private final class Waiter<T: Sendable>: Sendable {
+    let continuation = Mutex<CheckedContinuation<T?, Never>?>(nil)
+
+    func resume(returning value: T?) {
+        continuation.withLock { $0.take() }?.resume(returning: value)
+    }
+
+    func abandon(after grace: Duration) {
+        let nanoseconds = Int(min(grace.secondsValue * 1e9, Double(Int.max / 2)))
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+            self.resume(returning: nil)
+        }
+    }
+}

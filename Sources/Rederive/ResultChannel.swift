@@ -1,0 +1,151 @@
+import Synchronization
+
+/// Carries derived results from many workers to the one writer, holding at most `capacity` of them:
+/// a worker that finds it full waits, so a slow writer slows the workers instead of filling memory.
+///
+/// The writer takes what has arrived with ``receive(upTo:idleUntil:fillWithin:)``; ``finish()`` says no
+/// more will come, and ``close()`` (the writer failed) drops whatever is sent from then on.
+final class ResultChannel: Sendable {
+    private struct State {
+        var buffer: [RecordResult] = []
+        var senders: [(RecordResult, CheckedContinuation<Void, Never>)] = []
+        var receiver: CheckedContinuation<Void, Never>?
+        /// How many results wake the waiting receiver.
+        var wanted = 1
+        /// The current wait's deadline passed.
+        var timedOut = false
+        var finished = false
+        var closed = false
+    }
+
+    private let capacity: Int
+    private let state = Mutex(State())
+
+    init(capacity: Int) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// Hands a result to the writer, waiting while the channel is full.
+    func send(_ result: RecordResult) async {
+        let accepted: Bool = state.withLock { state in
+            guard !state.closed else { return true }
+            guard state.buffer.count < capacity else { return false }
+            state.buffer.append(result)
+            wakeReceiverIfReady(&state)
+            return true
+        }
+        if accepted { return }
+        await withCheckedContinuation { continuation in
+            let resumeNow: Bool = state.withLock { state in
+                if state.closed { return true }
+                if state.buffer.count < capacity {
+                    state.buffer.append(result)
+                    wakeReceiverIfReady(&state)
+                    return true
+                }
+                state.senders.append((result, continuation))
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+
+    /// No more results will be sent: the receiver drains what is left.
+    func finish() {
+        state.withLock { state in
+            state.finished = true
+            state.receiver?.resume()
+            state.receiver = nil
+        }
+    }
+
+    /// The run failed: waiting senders go on and what they send is dropped; the receiver finds the
+    /// channel finished.
+    func close() {
+        let (senders, receiver) = state.withLock { state in
+            state.closed = true
+            state.finished = true
+            state.buffer.removeAll()
+            defer {
+                state.senders.removeAll()
+                state.receiver = nil
+            }
+            return (state.senders.map(\.1), state.receiver)
+        }
+        for continuation in senders { continuation.resume() }
+        receiver?.resume()
+    }
+
+    /// What the writer found.
+    enum Received {
+        case results([RecordResult])
+        /// Nothing arrived before the idle deadline.
+        case idle
+        /// Every worker is done and everything was taken.
+        case finished
+    }
+
+    /// Waits for a first result until `idleDeadline`; once one is there, waits up to `fillTime` more for
+    /// `count` results, then takes up to `count`.
+    func receive(upTo count: Int, idleUntil idleDeadline: ContinuousClock.Instant, fillWithin fillTime: Duration) async -> Received {
+        await waitFor(1, deadline: idleDeadline)
+        let available = state.withLock { $0.buffer.count + $0.senders.count }
+        if available == 0 {
+            return state.withLock { $0.finished } ? .finished : .idle
+        }
+        await waitFor(count, deadline: .now + fillTime)
+        let (taken, released) = state.withLock { state -> ([RecordResult], [CheckedContinuation<Void, Never>]) in
+            let taken = Array(state.buffer.prefix(count))
+            state.buffer.removeFirst(taken.count)
+            // Waiting senders move into the freed room.
+            var released: [CheckedContinuation<Void, Never>] = []
+            while state.buffer.count < capacity, !state.senders.isEmpty {
+                let (result, continuation) = state.senders.removeFirst()
+                state.buffer.append(result)
+                released.append(continuation)
+            }
+            return (taken, released)
+        }
+        for continuation in released { continuation.resume() }
+        return .results(taken)
+    }
+
+    /// Suspends until `count` results are buffered, the channel is finished, or `deadline` passes.
+    /// Cancellation does not end the wait early: the writer drains until every worker is done.
+    private func waitFor(_ count: Int, deadline: ContinuousClock.Instant) async {
+        state.withLock { $0.timedOut = false }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [self] in
+                // Cancelled when the results arrive first; otherwise wakes the receiver at the deadline.
+                // A cancelled run's sleep ends at once, so the waits become short polls until the workers stop.
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                wakeReceiver()
+            }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready: Bool = state.withLock { state in
+                    if state.finished || state.timedOut || state.buffer.count + state.senders.count >= count { return true }
+                    state.wanted = count
+                    state.receiver = continuation
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+            group.cancelAll()
+        }
+    }
+
+    private func wakeReceiver() {
+        state.withLock { state in
+            state.timedOut = true
+            state.receiver?.resume()
+            state.receiver = nil
+        }
+    }
+
+    private func wakeReceiverIfReady(_ state: inout State) {
+        if state.buffer.count >= min(state.wanted, capacity), let receiver = state.receiver {
+            receiver.resume()
+            state.receiver = nil
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import GRDB
+import Rederive
+import Synchronization
+
+/// Which lease's claims of which pipeline a cursor belongs to.
+struct ClaimCursorKey: Hashable, Sendable {
+    let token: String
+    let pipeline: String
+}
+
+/// Claiming batches of stale records for the workers of this process.
+///
+/// The lease makes this process the only one deriving the database, so claims need no rows of their
+/// own: a cursor per lease and pipeline hands out pending records in id order, each exactly once per
+/// run. A worker's payloads are read on a reader connection of its own, outside the cursor's lock.
+extension SQLiteStore {
+    public func claim(_ plan: RunPlan, limit: Int, byteLimit: Int, lease: WorkerLease) async throws -> [PendingRecord] {
+        let key = ClaimCursorKey(token: lease.token, pipeline: plan.pipeline.name)
+        while true {
+            let picked = try await pick(plan, key: key, limit: limit, byteLimit: byteLimit)
+            guard !picked.isEmpty else { return [] }
+            let records = try await readPayloads(of: picked, plan)
+            // Records deleted since they were picked are simply gone; claim further when all were.
+            if !records.isEmpty { return records }
+        }
+    }
+
+    /// Forgets where the lease's claims reached, when the lease ends.
+    func forgetClaims(of lease: WorkerLease) {
+        claimCursors.withLock { cursors in
+            cursors = cursors.filter { $0.key.token != lease.token }
+        }
+    }
+
+    /// A picked record: its id and the indices of the plan's processors that are stale for it.
+    private struct Pick: Sendable {
+        let recordID: Int64
+        let staleProcessors: [Int]
+    }
+
+    /// Picks the next pending records after the lease's cursor and moves the cursor past them. The
+    /// cursor's lock is held during the index query, so two workers never pick the same record.
+    private func pick(_ plan: RunPlan, key: ClaimCursorKey, limit: Int, byteLimit: Int) async throws -> [Pick] {
+        let tables = PipelineTables(plan.pipeline)
+        let query = Self.pendingQuery(plan, tables, limit: true)
+        let sizedSQL = """
+            SELECT q.*, (SELECT length(t.\(tables.payload)) FROM \(tables.table) t WHERE t.\(tables.id) = q.record_id)
+            FROM (\(query.sql)) q
+            """
+        let selection = plan.selection
+        return try await read { db in
+            try self.claimCursors.withLock { cursors in
+                let rows = try Row.fetchAll(
+                    db.cachedStatement(sql: sizedSQL),
+                    arguments: query.arguments(cursor: cursors[key], limit: limit)
+                )
+                var picks: [Pick] = []
+                var bytes = 0
+                for row in rows where picks.isEmpty || bytes < byteLimit {
+                    let staleProcessors = selection.indices.compactMap { position -> Int? in
+                        let isStale: Bool = row[2 + position]
+                        return isStale ? selection[position] : nil
+                    }
+                    bytes += row[row.count - 1] as Int? ?? 0
+                    picks.append(Pick(recordID: row[0], staleProcessors: staleProcessors))
+                }
+                if let last = picks.last {
+                    cursors[key] = last.recordID
+                }
+                return picks
+            }
+        }
+    }
+
+    /// Reads the picked records' payloads, each with the generation it belongs to, in one read transaction.
+    private func readPayloads(of picks: [Pick], _ plan: RunPlan) async throws -> [PendingRecord] {
+        let tables = PipelineTables(plan.pipeline)
+        return try await read { db in
+            let statement = try db.cachedStatement(sql: """
+                SELECT r.generation, t.\(tables.payload) FROM rederive_records r
+                JOIN \(tables.table) t ON t.\(tables.id) = r.record_id
+                WHERE r.source = ? AND r.record_id = ?
+                """)
+            var records: [PendingRecord] = []
+            records.reserveCapacity(picks.count)
+            for pick in picks {
+                let cursor = try Row.fetchCursor(statement, arguments: [plan.pipeline.table, pick.recordID])
+                guard let row = try cursor.next() else { continue }
+                records.append(PendingRecord(
+                    recordID: pick.recordID,
+                    payload: Self.payloadBytes(row, at: 1),
+                    generation: row[0],
+                    staleProcessors: pick.staleProcessors
+                ))
+            }
+            return records
+        }
+    }
+}

@@ -1,0 +1,331 @@
+import Foundation
+import Rederive
+import RederiveCodec
+import RederiveSQLite
+import Synchronization
+import Testing
+
+/// Polls `condition` every 10 ms until it holds; false after `seconds`. For a processor's hooks, which
+/// run on threads of their own and wait for something another task does; the bound only keeps a broken
+/// build from hanging the suite. Never call it on the cooperative pool: use the async one there.
+func eventually(within seconds: Double = 20, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        Thread.sleep(forTimeInterval: 0.01)
+    }
+    return condition()
+}
+
+/// Polls `condition` every 10 ms until it holds; false after `seconds`.
+func eventually(within seconds: Double = 20, _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return condition()
+}
+
+/// Keeps the progress events and cancels the run's task when an event matches.
+final class WatchingProgress: ProgressReporter {
+    let events = InMemoryProgress()
+    let task = Mutex<Task<RunSummary, any Error>?>(nil)
+    private let cancelWhen: @Sendable (ProgressEvent) -> Bool
+
+    init(cancelWhen: @escaping @Sendable (ProgressEvent) -> Bool = { _ in false }) {
+        self.cancelWhen = cancelWhen
+    }
+
+    func report(_ event: ProgressEvent) {
+        events.report(event)
+        if cancelWhen(event) {
+            task.withLock { $0?.cancel() }
+        }
+    }
+
+    var committed: Int {
+        events.events.reduce(0) { done, event in
+            if case .advanced(let progress) = event { max(done, progress.done) } else { done }
+        }
+    }
+}
+
+@Suite("Claiming runner", .timeLimit(.minutes(2)))
+struct ClaimingRunnerTests {
+    @Test func manyWorkersWithSmallClaimsDeriveEveryRecordExactlyOnce() async throws {
+        try await withTemporaryDatabase { path in
+            let test = TestPipeline()
+            try await prepare(test.pipeline, at: path)
+            try insertRecords(samples(600), into: path)
+            var configuration = Runner.Configuration(parallelism: 8, batchSize: 25)
+            configuration.claimSize = 3
+            let summary = try await run(test.pipeline, at: path, configuration)
+            #expect(summary.counts == RunCounts(derived: 600))
+            #expect(test.log.all.count == 1_200)
+            #expect(test.log.all.values.allSatisfy { $0 == 1 })
+        }
+    }
+
+    @Test func aSlowRecordHoldsUpOnlyItsOwnWorker() async throws {
+        try await withTemporaryDatabase { path in
+            let progress = WatchingProgress()
+            var test = TestPipeline()
+            let othersCommitted = Mutex(false)
+            // The first record's worker waits until the other worker has committed 100 records: with a
+            // barrier per batch, nothing after the first batch could commit and this would time out.
+            test.onTotal = { sample in
+                if sample.label == "s0" {
+                    othersCommitted.withLock { $0 = eventually { progress.committed >= 100 } }
+                }
+            }
+            try await prepare(test.pipeline, at: path)
+            try insertRecords(samples(200), into: path)
+            var configuration = Runner.Configuration(parallelism: 2, batchSize: 10)
+            configuration.claimSize = 5
+            let summary = try await run(test.pipeline, at: path, configuration, progress: progress)
+            #expect(othersCommitted.withLock { $0 })
+            #expect(summary.counts == RunCounts(derived: 200))
+        }
+    }
+
+    @Test func aSecondRunWaitsForTheFirstAndDerivesNothingTwice() async throws {
+        try await withTemporaryDatabase { path in
+            var test = TestPipeline()
+            let secondIsWaiting = Mutex(false)
+            let second = WatchingProgress()
+            // The first run holds its first record until the second run reports that it waits.
+            test.onTotal = { sample in
+                if sample.label == "s0" {
+                    secondIsWaiting.withLock {
+                        $0 = eventually(within: 90) {
+                            second.events.events.contains { if case .waiting = $0 { true } else { false } }
+                        }
+                    }
+                }
+            }
+            try await prepare(test.pipeline, at: path)
+            try insertRecords(samples(100), into: path)
+            var configuration = Runner.Configuration(parallelism: 2, batchSize: 10)
+            configuration.leasePollInterval = .milliseconds(20)
+            // Long enough that a machine busy with the rest of the suite cannot let it lapse mid-test.
+            configuration.leaseDuration = .seconds(120)
+
+            // Two stores on one file: two processes as far as SQLite and the lease are concerned.
+            let firstRunner = Runner(store: try SQLiteStore(path: path), pipelines: [test.pipeline], configuration: configuration)
+            var secondRunner = Runner(
+                store: try SQLiteStore(path: path), pipelines: [test.pipeline], configuration: configuration, progress: second
+            )
+            secondRunner.worker = WorkerIdentity(host: "second", processID: 2)
+            async let first = firstRunner.run()
+            // Start the second once the first holds the lease, i.e. has begun its run.
+            #expect(await eventually(within: 90) { test.log.total("total") > 0 })
+            let secondSummary = try await secondRunner.run()
+            let firstSummary = try await first
+
+            #expect(secondIsWaiting.withLock { $0 })
+            #expect(firstSummary.counts == RunCounts(derived: 100))
+            #expect(secondSummary.pending == 0)
+            #expect(test.log.all.values.allSatisfy { $0 == 1 })
+            let waiting = second.events.events.compactMap { event -> LeaseHolder? in
+                if case .waiting(let holder) = event { holder } else { nil }
+            }
+            #expect(waiting.count == 1)
+            #expect(waiting.first?.worker == WorkerIdentity.current.description)
+        }
+    }
+
+    @Test func aLeaseLeftByAKilledProcessHoldsOthersOffUntilItExpires() async throws {
+        try await withTemporaryDatabase { path in
+            let test = TestPipeline()
+            try await prepare(test.pipeline, at: path)
+            try insertRecords(samples(10), into: path)
+            let store = try SQLiteStore(path: path)
+            // Taken and never released nor renewed, as by a process killed with SIGKILL.
+            let dead = WorkerIdentity(host: "gone", processID: 99)
+            guard case .acquired = try await store.acquireLease(for: dead, duration: .seconds(30)) else {
+                Issue.record("the lease was not free")
+                return
+            }
+            let early = try await SQLiteStore(path: path).acquireLease(for: .current, duration: .seconds(15))
+            guard case .held(let holder) = early else {
+                Issue.record("a live lease was taken over: \(early)")
+                return
+            }
+            #expect(holder.worker == dead.description)
+            #expect(holder.expiresIn > 0 && holder.expiresIn <= 30)
+
+            // Thirty seconds later, as far as the lease is concerned.
+            try appExecute(path, "UPDATE rederive_leases SET expires_at = expires_at - 31")
+            var configuration = Runner.Configuration(parallelism: 2)
+            configuration.leasePollInterval = .milliseconds(20)
+            let summary = try await Runner(store: store, pipelines: [test.pipeline], configuration: configuration).run()
+            #expect(summary.counts == RunCounts(derived: 10))
+        }
+    }
+
+    @Test func aLeaseLeftByAnEndedProcessOfThisHostIsTakenOverAtOnce() async throws {
+        try await withTemporaryDatabase { path in
+            let ended = Process()
+            ended.executableURL = URL(fileURLWithPath: "/bin/true")
+            try ended.run()
+            ended.waitUntilExit()
+            let gone = WorkerIdentity(host: WorkerIdentity.current.host, processID: ended.processIdentifier)
+            #expect(gone.hasEndedOnThisHost)
+            #expect(!WorkerIdentity.current.hasEndedOnThisHost)
+            #expect(!WorkerIdentity(host: "elsewhere", processID: ended.processIdentifier).hasEndedOnThisHost)
+
+            let test = TestPipeline()
+            try await prepare(test.pipeline, at: path)
+            let store = try SQLiteStore(path: path)
+            guard case .acquired = try await store.acquireLease(for: gone, duration: .seconds(600)) else {
+                Issue.record("the lease was not free")
+                return
+            }
+            let next = try await SQLiteStore(path: path).acquireLease(for: .current, duration: .seconds(15))
+            guard case .acquired(let lease) = next else {
+                Issue.record("a lease of an ended process held a run off: \(next)")
+                return
+            }
+            #expect(lease.worker == .current)
+        }
+    }
+
+    @Test func aCommitAfterTheLeaseWasTakenOverIsRejectedWhole() async throws {
+        try await withTemporaryDatabase { path in
+            let test = TestPipeline()
+            try await prepare(test.pipeline, at: path)
+            try insertRecords(samples(4), into: path)
+            let late = try SQLiteStore(path: path)
+            let other = try SQLiteStore(path: path)
+            guard case .acquired(let lost) = try await late.acquireLease(for: .current, duration: .milliseconds(50)) else {
+                Issue.record("the lease was not free")
+                return
+            }
+            let plan = RunPlan(pipeline: test.pipeline)
+            let claimed = try await late.claim(plan, limit: 10, byteLimit: 1 << 20, lease: lost)
+            #expect(claimed.count == 4)
+            let results = claimed.map { Runner.derive($0, pipeline: test.pipeline, codec: .init()) }
+
+            try await Task.sleep(for: .milliseconds(100))
+            guard case .acquired(let taken) = try await other.acquireLease(for: .init(host: "other", processID: 7), duration: .seconds(30)) else {
+                Issue.record("an expired lease was not taken over")
+                return
+            }
+            await #expect(performing: {
+                _ = try await late.commit(results, plan: plan, runID: 1, lease: lost)
+            }, throws: { ($0 as? RederiveError)?.code == .leaseLost })
+            await #expect(performing: { try await late.renewLease(lost) }, throws: { ($0 as? RederiveError)?.code == .leaseLost })
+            #expect(try Inspection(path: path).count("SELECT count(*) FROM rederive_stamps") == 0)
+            // The new holder commits the same results.
+            #expect(try await other.commit(results, plan: plan, runID: 1, lease: taken) == RunCounts(derived: 4))
+            try await other.releaseLease(taken)
+            #expect(try Inspection(path: path).count("SELECT count(*) FROM rederive_leases") == 0)
+        }
+    }
+
+    @Test func aRecordThatHangsIsNamedInProgressAndInTheSummary() async throws {
+        try await withTemporaryDatabase { path in
+            let release = Mutex(false)
+            var test = TestPipeline()
+            // Loops until the test ends it, like a processor stuck in an endless loop.
+            test.onTotal = { sample in
+                if sample.label == "s3" {
+                    while !release.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.005) }
+                }
+            }
+            defer { release.withLock { $0 = true } }
+            try await prepare(test.pipeline, at: path)
+            try insertRecords(samples(30), into: path)
+            let hungID = try Inspection(path: path).count("SELECT id FROM items WHERE key = 'k3'")
+            // Once every other record is committed and the hang is reported, the user presses Ctrl-C.
+            let progress = WatchingProgress { event in
+                if case .advanced(let progress) = event { progress.done == 29 && !progress.overdue.isEmpty } else { false }
+            }
+            var configuration = Runner.Configuration(parallelism: 2, batchSize: 5)
+            configuration.recordTimeout = .milliseconds(200)
+            let runner = Runner(store: try SQLiteStore(path: path), pipelines: [test.pipeline], configuration: configuration, progress: progress)
+            let task = Task { try await runner.run() }
+            progress.task.withLock { $0 = task }
+            let summary = try await task.value
+
+            #expect(summary.status == .interrupted)
+            #expect(summary.counts == RunCounts(derived: 29))
+            #expect(summary.overdue.map(\.recordID) == [Int64(hungID)])
+            #expect(summary.overdue.first.map { $0.elapsed >= .milliseconds(200) } == true)
+        }
+    }
+}
+
+/// A store whose claims or commits start failing, as when the disk fills or the server goes away.
+final class FailingStore: RecordStore {
+    let base: SQLiteStore
+    let failClaimAfter: Int?
+    let failCommitAfter: Int?
+    private let calls = Mutex((claims: 0, commits: 0))
+
+    init(_ base: SQLiteStore, failClaimAfter: Int? = nil, failCommitAfter: Int? = nil) {
+        self.base = base
+        self.failClaimAfter = failClaimAfter
+        self.failCommitAfter = failCommitAfter
+    }
+
+    struct Broken: Error {}
+
+    func claim(_ plan: RunPlan, limit: Int, byteLimit: Int, lease: WorkerLease) async throws -> [PendingRecord] {
+        let count = calls.withLock { $0.claims += 1; return $0.claims }
+        if let failClaimAfter, count > failClaimAfter { throw Broken() }
+        return try await base.claim(plan, limit: limit, byteLimit: byteLimit, lease: lease)
+    }
+    func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> RunCounts {
+        let count = calls.withLock { $0.commits += 1; return $0.commits }
+        if let failCommitAfter, count > failCommitAfter { throw Broken() }
+        return try await base.commit(results, plan: plan, runID: runID, lease: lease)
+    }
+    func prepare(_ pipeline: Pipeline) async throws { try await base.prepare(pipeline) }
+    func startRun(processors: [ProcessorVersion]) async throws -> Int64 { try await base.startRun(processors: processors) }
+    func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts) async throws {
+        try await base.finishRun(runID, status: status, counts: counts)
+    }
+    func pendingCount(_ plan: RunPlan) async throws -> Int { try await base.pendingCount(plan) }
+    func pendingRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {
+        try await base.pendingRecords(plan, after: cursor, limit: limit, byteLimit: byteLimit)
+    }
+    func acquireLease(for worker: WorkerIdentity, duration: Duration) async throws -> LeaseAcquisition {
+        try await base.acquireLease(for: worker, duration: duration)
+    }
+    func renewLease(_ lease: WorkerLease) async throws { try await base.renewLease(lease) }
+    func releaseLease(_ lease: WorkerLease) async throws { try await base.releaseLease(lease) }
+    func status(of pipeline: Pipeline) async throws -> [ProcessorStatus] { try await base.status(of: pipeline) }
+    func failures(of pipeline: Pipeline, filter: FailureFilter) async throws -> [FailureReport] {
+        try await base.failures(of: pipeline, filter: filter)
+    }
+    func invalidate(_ pipeline: Pipeline, processors: [String]?, keys: [String]?) async throws -> Int {
+        try await base.invalidate(pipeline, processors: processors, keys: keys)
+    }
+    func runs(limit: Int?) async throws -> [RunRecord] { try await base.runs(limit: limit) }
+}
+
+@Suite("Claiming runner failures", .timeLimit(.minutes(1)))
+struct ClaimingRunnerFailureTests {
+    @Test(arguments: [(3, nil), (nil, 2)] as [(Int?, Int?)])
+    func aStoreThatFailsEndsTheRunWithItsErrorAndReleasesTheLease(claimsBeforeFailing: Int?, commitsBeforeFailing: Int?) async throws {
+        try await withTemporaryDatabase { path in
+            let test = TestPipeline()
+            try await prepare(test.pipeline, at: path)
+            try insertRecords(samples(300), into: path)
+            let base = try SQLiteStore(path: path)
+            let store = FailingStore(base, failClaimAfter: claimsBeforeFailing, failCommitAfter: commitsBeforeFailing)
+            var configuration = Runner.Configuration(parallelism: 4, batchSize: 10)
+            configuration.claimSize = 5
+            configuration.commitInterval = .milliseconds(1)
+            await #expect(throws: FailingStore.Broken.self) {
+                _ = try await Runner(store: store, pipelines: [test.pipeline], configuration: configuration).run()
+            }
+            #expect(try await base.runs(limit: 1).first?.status == .failed)
+            // The lease was given back: the next run starts at once and derives the rest.
+            let next = try await Runner(store: base, pipelines: [test.pipeline]).run()
+            #expect(next.counts.derived + (try await base.runs(limit: 2).last?.counts.derived ?? 0) == 300)
+        }
+    }
+}
