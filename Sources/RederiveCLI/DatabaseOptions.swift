@@ -49,7 +49,24 @@ struct DatabaseOptions: ParsableArguments {
         return only
     }
 
-    /// Opens the database and prepares the pipelines the command acts on.
+    /// Opens a database that must already exist, and prepares the pipelines the command acts on: for
+    /// commands that read or change what is there, a mistyped path is an error rather than a new,
+    /// empty database left behind.
+    func openExistingStore() async throws -> SQLiteStore {
+        _ = try pipelines()  // an unknown pipeline name is reported first, like any other bad argument
+        try requireExistingDatabase()
+        return try await openStore()
+    }
+
+    /// Throws unless a file is at ``databasePath``.
+    func requireExistingDatabase() throws {
+        guard FileManager.default.fileExists(atPath: databasePath) else {
+            throw RederiveError(.file, "no database at \(databasePath) (create one with rederive import or rederive generate)")
+        }
+    }
+
+    /// Opens the database, creating it when missing, and prepares the pipelines the command acts on.
+    /// For commands that write records or runs.
     func openStore() async throws -> SQLiteStore {
         let store = try SQLiteStore(path: databasePath, busyTimeout: busyTimeout)
         for pipeline in try pipelines() {

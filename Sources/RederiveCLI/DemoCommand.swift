@@ -29,8 +29,14 @@ struct DemoCommand: AsyncParsableCommand {
         }
         try removeEarlierDemo()
 
+        let rederive = environment.invocation
+        let database = Invocation.quoted(path)
+        // The pipeline is named only when the executable registers several, as a person would type it.
+        let choice = environment.registry.pipelines.count > 1 ? ["--pipeline", pipeline.name] : []
+        let suffix = (["--db", database] + choice).joined(separator: " ")
+
         func step(_ title: String, _ arguments: [String]) async throws -> Int32 {
-            console.line("\n$ rederive \(arguments.joined(separator: " "))   # \(title)")
+            console.line("\n$ \(rederive) \(arguments.joined(separator: " ")) \(suffix)   # \(title)")
             let status = await RederiveCommand.execute(arguments + ["--db", path, "--pipeline", pipeline.name], in: environment)
             if status != ExitStatus.success, status != ExitStatus.someFailed {
                 throw CommandFailure(status: status)
@@ -42,10 +48,24 @@ struct DemoCommand: AsyncParsableCommand {
         _ = try await step("make a corpus", ["generate", "--count", String(count), "--seed", "7", "--corrupt", "0.02"])
         let firstRun = try await step("derive every stale record", ["run"])
         _ = try await step("where every processor stands", ["status"])
+        _ = try await step("what failed, and why: one line per record and cause", ["failures", "--limit", "8"])
         let processor = pipeline.processors[0].name
-        _ = try await step("what failed, and why", ["failures", "--processor", processor, "--limit", "8"])
         _ = try await step("force one processor to run again", ["invalidate", "--processor", processor])
         _ = try await step("only that processor runs; its values are unchanged", ["run", "--progress", "none"])
+
+        let suggestions = [
+            ("status --format json", "every count, for programs"),
+            ("failures --format csv", "one row per record and processor"),
+            ("run", "nothing is stale: it returns at once"),
+            ("run --retry-failed", firstRun == ExitStatus.someFailed
+                ? "the broken records are tried again, and fail again (status 3)" : "records that failed are tried again"),
+            ("history", "the runs so far"),
+        ]
+        let commands = suggestions.map { "\(rederive) \($0.0) \(suffix)" }
+        let width = commands.map(\.count).max() ?? 0
+        let tryNext = zip(commands, suggestions).map { command, suggestion in
+            "  " + command.padding(toLength: width, withPad: " ", startingAt: 0) + "  # " + suggestion.1
+        }
 
         console.line("""
 
@@ -55,12 +75,14 @@ struct DemoCommand: AsyncParsableCommand {
             \(firstRun == ExitStatus.someFailed ? " (that run exited with status 3)" : "").
             - The second run re-derived only \(processor) and found its values unchanged.
 
-            Try next:
-            - rederive status --db \(path) --format json
-            - rederive run --db \(path)                 (nothing is stale: it returns at once)
-            - rederive run --db \(path) --retry-failed  (the broken records are tried again)
-            - rederive import --db my.sqlite PATH...    (your own RoomPlan JSON exports)
+            Try next (each line runs as printed, from this directory):
+            \(tryNext.joined(separator: "\n"))
+
+            Your own RoomPlan exports: \(rederive) import --db rooms.sqlite DIRECTORY, then \(rederive) run --db rooms.sqlite
             """)
+        if rederive.contains("/") {
+            console.line("To type just `rederive`, put it on your PATH: see \"Installing\" in README.md.")
+        }
     }
 
     /// The demo database is rebuilt each time; any other file at that path is left alone.

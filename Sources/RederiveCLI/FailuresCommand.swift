@@ -7,7 +7,12 @@ import RederiveSQLite
 struct FailuresCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "failures",
-        abstract: "List current failures: records a processor could not derive at its current version and payload."
+        abstract: "List current failures: records a processor could not derive at its current version and payload.",
+        discussion: """
+            A payload that does not inflate or decode fails every processor alike. The table shows one line \
+            per record and cause, with the processors it failed; json and csv list one entry per record and \
+            processor unless given --group record.
+            """
     )
 
     @OptionGroup var database: DatabaseOptions
@@ -15,18 +20,30 @@ struct FailuresCommand: AsyncParsableCommand {
     @Option(help: "table, json or csv.")
     var format: OutputFormat = .table
 
+    @Option(help: ArgumentHelp(
+        "record: one entry per record and cause, listing its processors; processor: one per record and processor.",
+        discussion: "Defaults to record for the table, processor for json and csv.",
+        valueName: "record|processor"
+    ))
+    var group: FailureGrouping?
+
     @Option(help: ArgumentHelp("Only this processor's failures (repeatable).", valueName: "name"))
     var processor: [String] = []
 
     @Option(help: ArgumentHelp("Only failures recorded by this run.", valueName: "id"))
     var run: Int64?
 
-    @Option(help: "Show at most this many failures (all by default).")
+    @Option(help: "Show at most this many entries (all by default).")
     var limit: Int?
+
+    /// The grouping asked for, or the format's own.
+    var grouping: FailureGrouping {
+        group ?? (format == .table ? .record : .processor)
+    }
 
     func run() async throws {
         let console = database.environment.console
-        let store = try await database.openStore()
+        let store = try await database.openExistingStore()
         let pipelines = try database.pipelines()
         try pipelines.requireProcessors(named: processor)
         let filter = FailureFilter(processors: processor.isEmpty ? nil : Set(processor), runID: run)
@@ -34,8 +51,19 @@ struct FailuresCommand: AsyncParsableCommand {
         for pipeline in pipelines {
             failures += try await store.failures(of: pipeline, filter: filter)
         }
-        let total = failures.count
-        if let limit { failures = Array(failures.prefix(limit)) }
+        switch grouping {
+        case .processor:
+            let shown = limit.map { Array(failures.prefix($0)) } ?? failures
+            try write(shown, total: failures.count, to: console)
+        case .record:
+            let groups = FailureGroup.grouping(failures)
+            let shown = limit.map { Array(groups.prefix($0)) } ?? groups
+            try write(shown, total: groups.count, to: console)
+        }
+    }
+
+    /// One entry per record and processor.
+    private func write(_ failures: [FailureReport], total: Int, to console: Console) throws {
         switch format {
         case .json:
             try console.json(failures.map { failure in
@@ -46,36 +74,70 @@ struct FailuresCommand: AsyncParsableCommand {
                 ] as [String: Any]
             })
         case .csv:
-            console.line("recordId,key,processor,version,kind,message,runId,at")
-            for failure in failures {
-                let fields = [
-                    String(failure.recordID), failure.key ?? "", failure.processor, String(failure.version),
-                    failure.kind.rawValue, failure.message, failure.runID.map(String.init) ?? "", isoTimestamp(failure.at),
-                ]
-                console.line(fields.map(Self.csvField).joined(separator: ","))
-            }
+            console.csv(
+                ["recordId", "key", "processor", "version", "kind", "message", "runId", "at"],
+                failures.map { failure in
+                    [
+                        String(failure.recordID), failure.key ?? "", failure.processor, String(failure.version),
+                        failure.kind.rawValue, failure.message, failure.runID.map(String.init) ?? "", isoTimestamp(failure.at),
+                    ]
+                }
+            )
         case .table:
-            guard !failures.isEmpty else {
-                console.line("no failures")
-                return
-            }
-            console.line(Format.table(
+            writeTable(
                 ["record", "key", "processor", "version", "kind", "run", "message"],
                 failures.map {
                     [String($0.recordID), $0.key ?? "", $0.processor, String($0.version), $0.kind.rawValue,
                      $0.runID.map(String.init) ?? "", $0.message]
                 },
-                numeric: [0, 3, 5]
-            ))
-            if failures.count < total {
-                console.line("… and \(Format.count(total - failures.count)) more")
-            }
+                numeric: [0, 3, 5], total: total, to: console
+            )
         }
     }
 
-    /// A CSV field, quoted when it holds a comma, quote or line break (RFC 4180).
-    static func csvField(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    /// One entry per record and cause.
+    private func write(_ groups: [FailureGroup], total: Int, to console: Console) throws {
+        switch format {
+        case .json:
+            try console.json(groups.map { group in
+                [
+                    "recordId": group.recordID, "key": group.key ?? NSNull(),
+                    "processors": group.failures.map { ["name": $0.processor, "version": $0.version] as [String: Any] },
+                    "kind": group.kind.rawValue, "message": group.message,
+                    "runId": group.runID ?? NSNull(), "at": isoTimestamp(group.at),
+                ] as [String: Any]
+            })
+        case .csv:
+            console.csv(
+                ["recordId", "key", "processors", "versions", "kind", "message", "runId", "at"],
+                groups.map { group in
+                    [
+                        String(group.recordID), group.key ?? "", group.processors.joined(separator: ";"),
+                        group.failures.map { String($0.version) }.joined(separator: ";"),
+                        group.kind.rawValue, group.message, group.runID.map(String.init) ?? "", isoTimestamp(group.at),
+                    ]
+                }
+            )
+        case .table:
+            writeTable(
+                ["record", "key", "kind", "run", "processors", "message"],
+                groups.map {
+                    [String($0.recordID), $0.key ?? "", $0.kind.rawValue, $0.runID.map(String.init) ?? "",
+                     $0.processors.joined(separator: ", "), $0.message]
+                },
+                numeric: [0, 3], total: total, to: console
+            )
+        }
+    }
+
+    private func writeTable(_ header: [String], _ rows: [[String]], numeric: Set<Int>, total: Int, to console: Console) {
+        guard !rows.isEmpty else {
+            console.line("no failures")
+            return
+        }
+        console.line(Format.table(header, rows, numeric: numeric))
+        if rows.count < total {
+            console.line("… and \(Format.count(total - rows.count)) more")
+        }
     }
 }

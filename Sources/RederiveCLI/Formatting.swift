@@ -1,4 +1,5 @@
 import Foundation
+import Rederive
 
 /// Number and duration formats for people.
 enum Format {
@@ -19,6 +20,11 @@ enum Format {
 
     static func seconds(_ seconds: Double) -> String {
         seconds < 60 ? String(format: "%.2f s", seconds) : clock(seconds)
+    }
+
+    /// `0.5 s`, `2 s`: a duration the user gave, as they would write it.
+    static func setting(_ seconds: Double) -> String {
+        String(format: "%g s", seconds)
     }
 
     /// `h:mm:ss` or `m:ss`.
@@ -42,5 +48,16 @@ enum Format {
             }.joined(separator: "  ").replacing(/\s+$/, with: "")
         }
         return ([render(header)] + rows.map(render)).joined(separator: "\n")
+    }
+
+    /// `record 17 (12 s), record 40 (11 s)`: records derived for longer than the timeout.
+    static func overdue(_ records: [InFlightRecord]) -> String {
+        records.prefix(5).map { "record \($0.recordID) (\(String(format: "%.0f s", $0.elapsed.secondsValue)))" }.joined(separator: ", ")
+            + (records.count > 5 ? " and \(records.count - 5) more" : "")
+    }
+
+    /// The line a run prints while it waits for another process's lease.
+    static func waiting(for holder: LeaseHolder) -> String {
+        "waiting for \(holder.worker), which is deriving this database; its lease expires in \(seconds(holder.expiresIn)) unless renewed"
     }
 }

@@ -20,7 +20,7 @@ struct InvalidateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = database.environment.console
-        let store = try await database.openStore()
+        let store = try await database.openExistingStore()
         var pipelines = try database.pipelines()
         if !processor.isEmpty {
             try pipelines.requireProcessors(named: processor)

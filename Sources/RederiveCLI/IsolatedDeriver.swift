@@ -13,9 +13,12 @@ import Synchronization
 final class IsolatedDeriver: RecordDeriver {
     private let executable: String
     private let slots: [Slot]
+    /// How long a worker process may spend on one record before it is stopped and replaced.
+    private let timeout: Duration?
 
-    init(parallelism: Int, executable: String) {
+    init(parallelism: Int, executable: String, timeout: Duration? = nil) {
         self.executable = executable
+        self.timeout = timeout
         slots = (0..<max(1, parallelism)).map { _ in Slot() }
         // A worker that dies closes its pipe: writing to it must fail, not end the parent.
         signal(SIGPIPE, SIG_IGN)
@@ -28,29 +31,14 @@ final class IsolatedDeriver: RecordDeriver {
         return length > 0 ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]
     }
 
-    func derive(_ batch: [PendingRecord], pipeline: Pipeline, maximumPayloadSize: Int) async -> [RecordResult] {
-        let workers = min(slots.count, batch.count)
-        guard workers > 0 else { return [] }
-        let results = Locked<[RecordResult?]>(Array(repeating: nil, count: batch.count))
-        let next = Locked(0)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            // Blocking pipe I/O belongs on threads of its own, not on the cooperative pool.
+    func derive(_ record: PendingRecord, pipeline: Pipeline, maximumPayloadSize: Int, worker: Int) async -> RecordResult {
+        let slot = worker % slots.count
+        // Blocking pipe I/O belongs on threads of its own, not on the cooperative pool.
+        return await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
-                DispatchQueue.concurrentPerform(iterations: workers) { slot in
-                    while true {
-                        let index = next.value.withLock { index in
-                            defer { index += 1 }
-                            return index
-                        }
-                        guard index < batch.count else { break }
-                        let result = self.derive(batch[index], pipeline: pipeline, maximumPayloadSize: maximumPayloadSize, slot: slot)
-                        results.value.withLock { $0[index] = result }
-                    }
-                }
-                continuation.resume()
+                continuation.resume(returning: self.derive(record, pipeline: pipeline, maximumPayloadSize: maximumPayloadSize, slot: slot))
             }
         }
-        return results.value.withLock { $0.compactMap { $0 } }
     }
 
     /// Derives one record on the slot's worker, starting or replacing the worker as needed.
@@ -64,24 +52,31 @@ final class IsolatedDeriver: RecordDeriver {
             do {
                 running = try worker ?? WorkerProcess(executable: executable, pipeline: pipeline.name, maximumPayloadSize: maximumPayloadSize)
             } catch {
-                return Self.crashed(record, "cannot start a worker process: \(error)")
+                return Self.failed(record, .crash, "cannot start a worker process: \(error)")
             }
-            if let result = running.derive(record) {
+            switch running.derive(record, timeout: timeout) {
+            case .derived(let result):
                 worker = running
                 return result
+            case .failed:
+                let ending = running.stop()
+                worker = nil
+                return Self.failed(record, .crash, "the worker process deriving this record ended with \(ending)")
+            case .timedOut:
+                _ = running.stop()
+                worker = nil
+                let seconds = timeout.map { Format.setting($0.secondsValue) } ?? ""
+                return Self.failed(record, .timeout, "deriving took longer than the \(seconds) timeout; its worker process was stopped")
             }
-            let ending = running.stop()
-            worker = nil
-            return Self.crashed(record, "the worker process deriving this record ended with \(ending)")
         }
     }
 
-    private static func crashed(_ record: PendingRecord, _ message: String) -> RecordResult {
+    private static func failed(_ record: PendingRecord, _ kind: FailureKind, _ message: String) -> RecordResult {
         RecordResult(
             recordID: record.recordID,
             generation: record.generation,
             payloadDigest: record.payload.map(PayloadCodec.digest) ?? 0,
-            outcomes: record.staleProcessors.map { ($0, .failed(.crash, message)) }
+            outcomes: record.staleProcessors.map { ($0, .failed(kind, message)) }
         )
     }
 
@@ -99,10 +94,4 @@ final class IsolatedDeriver: RecordDeriver {
 /// One worker's place in the pool; its lock is held while the worker derives.
 private final class Slot: Sendable {
     let worker = Mutex<WorkerProcess?>(nil)
-}
-
-/// A value shared by the threads deriving one batch.
-private final class Locked<Value: Sendable>: Sendable {
-    let value: Mutex<Value>
-    init(_ value: Value) { self.value = Mutex(value) }
 }

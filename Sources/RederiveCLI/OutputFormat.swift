@@ -14,6 +14,19 @@ extension Console {
         let data = try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
         line(String(decoding: data, as: UTF8.self))
     }
+
+    /// Writes a header line and one line per row, fields quoted as RFC 4180 asks.
+    func csv(_ header: [String], _ rows: [[String]]) {
+        for row in [header] + rows {
+            line(row.map(Self.csvField).joined(separator: ","))
+        }
+    }
+
+    /// A CSV field, quoted when it holds a comma, quote or line break.
+    static func csvField(_ text: String) -> String {
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
 }
 
 /// Timestamps in reports: ISO 8601 in UTC.

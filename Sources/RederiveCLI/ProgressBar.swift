@@ -14,8 +14,12 @@ final class ProgressBar: ProgressReporter {
 
     func report(_ event: ProgressEvent) {
         switch event {
-        case .started(_, let total):
-            draw(done: 0, total: total, rate: 0, failed: 0)
+        case .waiting(let holder):
+            console.errorLine(Format.waiting(for: holder))
+        case .started(let runID, let total):
+            // The run's header stays on its own line above the bar, which redraws only its own line.
+            console.errorLine(PlainProgress.header(runID: runID, total: total))
+            draw(done: 0, total: total, rate: 0, failed: 0, overdue: [])
         case .advanced(let progress):
             let now = ContinuousClock.now
             let due = lastDrawn.withLock { last in
@@ -23,23 +27,26 @@ final class ProgressBar: ProgressReporter {
                 last = now
                 return true
             }
-            if due || progress.done == progress.total {
-                draw(done: progress.done, total: progress.total, rate: progress.rate, failed: progress.failed)
+            if due || progress.done == progress.total || !progress.overdue.isEmpty {
+                draw(done: progress.done, total: progress.total, rate: progress.rate, failed: progress.failed, overdue: progress.overdue)
             }
         case .finished:
             console.writeError("\n")
         }
     }
 
-    private func draw(done: Int, total: Int, rate: Double, failed: Int) {
+    private func draw(done: Int, total: Int, rate: Double, failed: Int, overdue: [InFlightRecord]) {
         let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 1
         let filled = Int((fraction * Double(Self.width)).rounded(.down))
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: Self.width - filled)
         let remaining = rate > 0 ? Double(total - done) / rate : .infinity
-        let text = "\(bar) \(Format.count(done))/\(Format.count(total)) "
-            + String(format: "%3.0f%%", fraction * 100)
-            + "  \(Format.rate(rate)) rec/s  ETA \(done >= total ? "0:00" : Format.clock(remaining))"
-            + "  failures \(Format.count(failed))"
+        var text = "\(bar) \(Format.count(done))/\(Format.count(total)) "
+        text += String(format: "%3.0f%%", fraction * 100)
+        text += "  \(Format.rate(rate)) rec/s  ETA \(done >= total ? "0:00" : Format.clock(remaining))"
+        text += "  failures \(Format.count(failed))"
+        if !overdue.isEmpty {
+            text += "  overdue: \(Format.overdue(overdue))"
+        }
         console.writeError("\r\u{1B}[2K" + text)
     }
 }
@@ -49,6 +56,7 @@ final class PlainProgress: ProgressReporter {
     private let console: Console
     private let interval: Duration
     private let lastWritten = Mutex<ContinuousClock.Instant>(.now)
+    private let lastOverdue = Mutex<[Int64]>([])
 
     init(console: Console, interval: Duration = .seconds(5)) {
         self.console = console
@@ -57,9 +65,20 @@ final class PlainProgress: ProgressReporter {
 
     func report(_ event: ProgressEvent) {
         switch event {
+        case .waiting(let holder):
+            console.errorLine(Format.waiting(for: holder))
         case .started(let runID, let total):
-            console.errorLine("run \(runID): \(Format.count(total)) records to derive")
+            console.errorLine(Self.header(runID: runID, total: total))
         case .advanced(let progress):
+            // A record that hangs is news at once, not at the next interval.
+            let overdue = progress.overdue.map(\.recordID)
+            let changed = lastOverdue.withLock { last in
+                defer { last = overdue }
+                return last != overdue
+            }
+            if changed && !overdue.isEmpty {
+                console.errorLine("run \(progress.runID): overdue: \(Format.overdue(progress.overdue))")
+            }
             let now = ContinuousClock.now
             let due = lastWritten.withLock { last in
                 guard now - last >= interval else { return false }
@@ -79,6 +98,13 @@ final class PlainProgress: ProgressReporter {
     }
 }
 
+extension PlainProgress {
+    /// The line that opens a run: `run 4: 1,000 records to derive`.
+    static func header(runID: Int64, total: Int) -> String {
+        "run \(runID): \(Format.count(total)) records to derive"
+    }
+}
+
 /// One JSON object per event on standard output, for programs that watch a run.
 final class JSONLinesProgress: ProgressReporter {
     private let console: Console
@@ -89,6 +115,8 @@ final class JSONLinesProgress: ProgressReporter {
 
     func report(_ event: ProgressEvent) {
         let object: [String: Any] = switch event {
+        case .waiting(let holder):
+            ["event": "waiting", "holder": holder.worker, "expiresIn": (holder.expiresIn * 10).rounded() / 10]
         case .started(let runID, let total):
             ["event": "started", "runId": runID, "total": total]
         case .advanced(let progress):
@@ -96,6 +124,7 @@ final class JSONLinesProgress: ProgressReporter {
                 "event": "progress", "runId": progress.runID, "pipeline": progress.pipeline,
                 "done": progress.done, "total": progress.total, "failed": progress.failed,
                 "rate": (progress.rate * 10).rounded() / 10,
+                "overdue": progress.overdue.map { ["recordId": $0.recordID, "seconds": Int($0.elapsed.secondsValue)] },
             ]
         case .finished(let summary):
             [

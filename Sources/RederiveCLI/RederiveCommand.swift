@@ -25,6 +25,7 @@ public struct RederiveCommand: AsyncParsableCommand {
             carries a stamp per processor; `rederive run` re-derives exactly the records whose stamp is \
             missing, from another version, or from a payload that changed since.
             """,
+        version: VersionText.text,
         subcommands: [
             DemoCommand.self,
             ImportCommand.self,
@@ -62,7 +63,8 @@ public struct RederiveCommand: AsyncParsableCommand {
             samples: samples,
             migrator: migrations.isEmpty ? nil : migrator,
             console: .standard,
-            variables: ProcessInfo.processInfo.environment
+            variables: ProcessInfo.processInfo.environment,
+            invocation: Invocation.current
         )
         let status = await execute(Array(CommandLine.arguments.dropFirst()), in: environment)
         Foundation.exit(status)

@@ -46,6 +46,13 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Derive in worker processes: a processor that crashes fails only the record it was deriving.")
     var isolate = false
 
+    @Option(help: ArgumentHelp(
+        "Flag records that take longer than this to derive.",
+        discussion: "With --isolate the worker process is stopped and the record fails with kind `timeout`; without it, progress and the summary name the records, since a thread cannot be stopped.",
+        valueName: "seconds"
+    ))
+    var timeout: Double?
+
     @OptionGroup var safety: RunSafetyOptions
 
     func validate() throws {
@@ -54,6 +61,7 @@ struct RunCommand: AsyncParsableCommand {
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
         if let maxRate, !(maxRate > 0) { throw ValidationError("--max-rate must be positive") }
         if maxPayloadSize < 1 { throw ValidationError("--max-payload-size must be at least 1 MiB") }
+        if let timeout, !(timeout > 0 && timeout.isFinite) { throw ValidationError("--timeout must be a positive number of seconds") }
     }
 
     func run() async throws {
@@ -68,11 +76,14 @@ struct RunCommand: AsyncParsableCommand {
             maximumPayloadSize: maxPayloadSize << 20,
             maximumRate: maxRate
         )
+        configuration.recordTimeout = timeout.map { .milliseconds(Int64($0 * 1000)) }
         if safety.dryRun {
             return try await safety.preview(database, configuration: configuration, console: console)
         }
         let store = try await database.openStore()
-        let isolated = isolate ? IsolatedDeriver(parallelism: parallel, executable: IsolatedDeriver.currentExecutable()) : nil
+        let isolated = isolate
+            ? IsolatedDeriver(parallelism: parallel, executable: IsolatedDeriver.currentExecutable(), timeout: configuration.recordTimeout)
+            : nil
         configuration.deriver = isolated
         defer { isolated?.shutdown() }
         let runner = Runner(
@@ -89,8 +100,13 @@ struct RunCommand: AsyncParsableCommand {
         if progress != .json {
             console.line(Self.describe(summary))
         }
+        if !summary.overdue.isEmpty {
+            console.errorLine("still deriving when the run ended, past the \(Format.setting(timeout ?? 0)) timeout: \(Format.overdue(summary.overdue))")
+        }
         if summary.counts.failed > 0, progress != .json {
-            console.line("\(Format.count(summary.counts.failed)) records failed; list them with `rederive failures --run \(summary.runID)`.")
+            let command = [database.environment.invocation, "failures", "--run", String(summary.runID)]
+                + (database.path.map { ["--db", Invocation.quoted($0)] } ?? [])
+            console.line("\(Format.count(summary.counts.failed)) records failed; list them with `\(command.joined(separator: " "))`.")
         }
         if summary.status == .interrupted {
             throw CommandFailure(status: ExitStatus.interrupted)

@@ -22,7 +22,7 @@ struct StatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = database.environment.console
-        let store = try await database.openStore()
+        let store = try await database.openExistingStore()
         var statuses: [ProcessorStatus] = []
         var records = 0
         for pipeline in try database.pipelines() {

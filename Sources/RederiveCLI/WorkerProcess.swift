@@ -62,14 +62,38 @@ final class WorkerProcess {
         }
     }
 
-    /// Sends a record and waits for its result; nil when the worker died or answered nonsense.
-    func derive(_ record: PendingRecord) -> RecordResult? {
-        guard Frames.send(WorkerMessages.encode(record), to: requests),
-              let frame = Frames.receive(from: answers, maximum: WorkerMessages.maximumFrame),
+    /// What became of a record sent to the worker.
+    enum Answer {
+        case derived(RecordResult)
+        /// The worker died or answered nonsense.
+        case failed
+        /// The worker gave no answer within the timeout; it is still running.
+        case timedOut
+    }
+
+    /// Sends a record and waits for its result, at most `timeout` when one is given.
+    func derive(_ record: PendingRecord, timeout: Duration?) -> Answer {
+        guard Frames.send(WorkerMessages.encode(record), to: requests) else { return .failed }
+        if let timeout, !answerArrives(within: timeout) { return .timedOut }
+        guard let frame = Frames.receive(from: answers, maximum: WorkerMessages.maximumFrame),
               let result = try? WorkerMessages.decodeResult(frame),
               result.recordID == record.recordID
-        else { return nil }
-        return result
+        else { return .failed }
+        return .derived(result)
+    }
+
+    /// Waits until the worker starts answering (or closes its output), at most `timeout`.
+    private func answerArrives(within timeout: Duration) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        var descriptor = pollfd(fd: answers, events: Int16(POLLIN), revents: 0)
+        while true {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { return false }
+            let milliseconds = Int32(min(Double(Int32.max), (left.secondsValue * 1000).rounded(.up)))
+            let ready = poll(&descriptor, 1, milliseconds)
+            if ready > 0 { return true }
+            if ready < 0 && errno != EINTR { return true }  // Let the read report the broken pipe.
+        }
     }
 
     /// Ends a worker that failed: kills it if it still runs, reaps it, and says how it ended, with

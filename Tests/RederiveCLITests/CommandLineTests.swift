@@ -63,7 +63,10 @@ struct CommandLineTests {
             }
             #expect(events.first?["event"] as? String == "started")
             #expect(events.first?["total"] as? Int == 13)
-            #expect(events.filter { $0["event"] as? String == "progress" }.compactMap { $0["done"] as? Int } == [4, 8, 12, 13])
+            // Every commit holds a batch (4) at most, fewer when the writer's 100 ms pass first.
+            let done = events.filter { $0["event"] as? String == "progress" }.compactMap { $0["done"] as? Int }
+            #expect(done.last == 13)
+            #expect(zip([0] + done, done).allSatisfy { previous, next in next > previous && next - previous <= 4 }, "\(done)")
             #expect(events.last?["derived"] as? Int == 13)
         }
     }
@@ -76,6 +79,8 @@ struct CommandLineTests {
     ])
     func badInputIsOneLineNamingWhatIsWrong(arguments: [String], message: String) async throws {
         try await CommandHarness.withHarness { harness in
+            // An empty database, so that what is wrong is the input and not a missing file.
+            _ = try await harness.rederive("run", "--progress", "none")
             let outcome = try await harness.rederive(arguments)
             #expect(outcome.status == 1)
             #expect(outcome.errors.contains(message), "\(outcome.errors)")

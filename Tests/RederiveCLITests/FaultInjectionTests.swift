@@ -25,13 +25,10 @@ struct FaultInjectionTests {
             try await expectStatus([3], try await RederiveProcess.run(["run", "--db", clean, "--progress", "none"], in: directory))
 
             var random = SplitMix64(seed: 2_024)
-            var kills = 0
-            var attempts = 0
-            while kills < 20 {
-                attempts += 1
-                try #require(attempts < 200, "only \(kills) of 20 kills landed during a run")
-                if try pendingCount(database) == 0 {
-                    // Everything is derived: forget the values so that the next run writes them all again.
+            for kill in 1...20 {
+                if try pendingCount(database) < 2_000 * RoomScan.processors.count {
+                    // Forget the values so that the run has far more to do than it can finish before the
+                    // kill: every record is derived again.
                     try await connection(database).write { db in
                         try db.execute(sql: "UPDATE rederive_stamps SET current = 0")
                         try db.execute(sql: "UPDATE rederive_failures SET current = 0")
@@ -39,15 +36,13 @@ struct FaultInjectionTests {
                     }
                 }
                 let run = try RederiveProcess.start(
-                    ["run", "--db", database, "--parallel", "8", "--batch-size", "100", "--progress", "none"], in: directory)
-                try await Task.sleep(for: .milliseconds(Int.random(in: 30...900, using: &random)))
+                    ["run", "--db", database, "--parallel", "8", "--batch-size", "100", "--progress", "json"], in: directory)
+                // Killed right after its first to fourth committed batch is reported: mid-run, at varying points.
+                let reports = Int.random(in: 1...4, using: &random)
+                _ = try await run.waitForOutput { Self.events($0, "progress").count >= reports }
                 run.kill()
                 let outcome = try await run.wait()
-                if outcome.signaled && outcome.status == SIGKILL {
-                    kills += 1
-                } else {
-                    #expect(!outcome.signaled && [0, 3].contains(outcome.status), "\(outcome.errors)")
-                }
+                try expectKilledMidRun(outcome, database, "kill \(kill)")
             }
 
             try await expectStatus([3], try await RederiveProcess.run(["run", "--db", database, "--progress", "none"], in: directory))
@@ -162,6 +157,38 @@ struct FaultInjectionTests {
     }
 
     // MARK: - Checks
+
+    /// The run reported progress, never finished, and was killed: its run record is left `running`,
+    /// and it handled some of the records it set out to derive, but not all of them.
+    func expectKilledMidRun(_ outcome: RederiveProcess.Outcome, _ database: String, _ context: String) throws {
+        #expect(outcome.signaled && outcome.status == SIGKILL, "\(context): \(outcome.signaled ? "signal" : "status") \(outcome.status) \(outcome.errors)")
+        #expect(Self.events(outcome.output, "finished").isEmpty, "\(context) let the run finish")
+        let started = try #require(Self.events(outcome.output, "started").first, "\(context): \(outcome.output)")
+        let runID = try #require(started["runId"] as? Int)
+        let total = try #require(started["total"] as? Int)
+        let progress = Self.events(outcome.output, "progress").compactMap { $0["done"] as? Int }
+        #expect(!progress.isEmpty && progress.allSatisfy { $0 < total }, "\(context): \(progress) of \(total)")
+        let (status, handled) = try connection(database).read { db in
+            (
+                try String.fetchOne(db, sql: "SELECT status FROM rederive_runs WHERE id = ?", arguments: [runID]),
+                // Records the run stamped or recorded a failure for.
+                try Int.fetchOne(db, sql: """
+                    SELECT count(*) FROM (
+                        SELECT record_id FROM rederive_stamps WHERE run_id = ?1
+                        UNION SELECT record_id FROM rederive_failures WHERE run_id = ?1)
+                    """, arguments: [runID]) ?? 0
+            )
+        }
+        #expect(status == RunStatus.running.rawValue, "\(context)")
+        #expect(handled > 0 && handled < total, "\(context): \(handled) of \(total) records handled")
+    }
+
+    /// The `--progress json` events of one kind (`started`, `progress`, `finished`) among complete lines.
+    static func events(_ output: String, _ kind: String) -> [[String: Any]] {
+        output.split(separator: "\n").dropLast(output.hasSuffix("\n") ? 0 : 1).compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.filter { $0["event"] as? String == kind }
+    }
 
     func expectStatus(_ statuses: Set<Int32>, _ outcome: RederiveProcess.Outcome, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         #expect(!outcome.signaled && statuses.contains(outcome.status), "status \(outcome.status): \(outcome.errors)", sourceLocation: sourceLocation)

@@ -29,7 +29,17 @@ struct GeneratedCorpusTests {
             #expect(demo.status == 0, "\(demo.errors)")
             #expect(demo.output.contains("What happened:"))
             #expect(demo.output.contains("$ rederive run"))
-            #expect(demo.output.contains("0 derived, 200 unchanged") || demo.output.contains("unchanged"))
+            // The first run derives every record but the broken ones; after invalidating one processor,
+            // the second finds every value it derived unchanged and the broken records failing again.
+            let runs = demo.output.matches(of: #/run \d+ completed: (\d+) derived, (\d+) unchanged, (\d+) failed/#).map {
+                [$0.1, $0.2, $0.3].compactMap { Int($0) }
+            }
+            try #require(runs.count == 2, "\(demo.output)")
+            let (first, second) = (runs[0], runs[1])
+            let (derived, failed) = (first[0], first[2])
+            #expect(first[1] == 0)
+            #expect(failed > 0 && derived + failed == 200, "\(first)")
+            #expect(second == [0, derived, failed])
             // A second demo rebuilds its own database.
             let again = try await harness.rederive("demo", "--db", path, "--count", "50")
             #expect(again.status == 0, "\(again.errors)")

@@ -48,7 +48,7 @@ struct MigrateCommandTests {
 
     @Test func aFailingMigrationIsOneLineNamingIt() async throws {
         try await CommandHarness.withHarness { harness in
-            _ = try await harness.rederive("status")
+            _ = try await harness.rederive("run", "--progress", "none")
             let outcome = try await migrate(harness, [], migrations: [.renameColumn("rename-missing", table: "room_scans", from: "nope", to: "x")])
             #expect(outcome.status == 1)
             #expect(outcome.errors.contains("schema migration \"rename-missing\" failed and was rolled back"))

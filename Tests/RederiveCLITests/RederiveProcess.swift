@@ -78,6 +78,38 @@ struct RederiveProcess {
         }
     }
 
+    /// What the process has written to standard error so far.
+    func errorsSoFar() -> String {
+        (try? String(contentsOfFile: errorsPath, encoding: .utf8)) ?? ""
+    }
+
+    /// Sends SIGINT, as Ctrl-C in a terminal does.
+    func interrupt() {
+        _ = Glibc.kill(child.pid, SIGINT)
+    }
+
+    /// What the process has written to standard output so far; the last line may be incomplete.
+    func outputSoFar() throws -> String {
+        String(decoding: try Data(contentsOf: URL(fileURLWithPath: outputPath)), as: UTF8.self)
+    }
+
+    /// Whether the process has ended, without reaping it: ``wait()`` still collects how it ended.
+    var hasEnded: Bool {
+        var info = siginfo_t()
+        return waitid(P_PID, id_t(child.pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_signo == SIGCHLD
+    }
+
+    /// Waits until what the process has written to standard output satisfies `condition`, or the
+    /// process has ended, and returns that output.
+    func waitForOutput(where condition: (String) -> Bool) async throws -> String {
+        while true {
+            let ended = hasEnded
+            let output = try outputSoFar()
+            if ended || condition(output) { return output }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
     /// Kills the process with SIGKILL: no handler, no cleanup, as a power cut or the OOM killer would.
     /// Harmless when it already ended: it is not reaped before ``wait()``.
     func kill() {

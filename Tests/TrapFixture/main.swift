@@ -2,8 +2,9 @@ import Foundation
 import Rederive
 import RederiveCLI
 
-/// A `rederive` executable for the `run --isolate` tests, whose processor traps on some records the
-/// way real bugs do: a force-unwrap of nil, an index out of range, a failed precondition.
+/// A `rederive` executable for the `run --isolate` and `run --timeout` tests, whose processor traps on
+/// some records the way real bugs do (a force-unwrap of nil, an index out of range, a failed
+/// precondition) and never returns on a record labelled `hang`.
 struct Item: Decodable, Sendable {
     let label: String
     let values: [Double]
@@ -18,6 +19,10 @@ let total = Processor<Item>(name: "total", version: 1, columns: [.real("total")]
         return [.real(item.values[item.values.count + 5])]
     case "trap-precondition":
         precondition(item.values.isEmpty, "values must be empty")
+        return [.real(0)]
+    case "hang":
+        // An endless loop, as a bug on one odd input would write it.
+        while item.values.count < Int.max { usleep(10_000) }
         return [.real(0)]
     default:
         return [.real(item.values.reduce(0, +))]
