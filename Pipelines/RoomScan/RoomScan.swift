@@ -11,12 +11,8 @@ import Rederive
 /// a default such as `0` walls or `[]` sections would be indistinguishable from a real empty scan.
 public enum RoomScan {
     /// `floor_area_sqm`: see ``CapturedRoom/floorArea``.
-    public static let floorArea = Processor<CapturedRoom>(
-        name: "floor_area",
-        version: 1,
-        columns: [.real("floor_area_sqm")]
-    ) { room in
-        [.real(room.floorArea)]
+    public static let floorArea = Processor<CapturedRoom>.real("floor_area_sqm", name: "floor_area", version: 1) { room in
+        room.floorArea
     }
 
     /// How many of each kind of element the scan found.
@@ -51,21 +47,13 @@ public enum RoomScan {
     }
 
     /// `object_categories`: see ``CapturedRoom/objectCategoriesJSON``.
-    public static let objectCategories = Processor<CapturedRoom>(
-        name: "object_categories",
-        version: 1,
-        columns: [.text("object_categories")]
-    ) { room in
-        [.text(room.objectCategoriesJSON)]
+    public static let objectCategories = Processor<CapturedRoom>.text("object_categories", version: 1) { room in
+        room.objectCategoriesJSON
     }
 
     /// `section_labels`: see ``CapturedRoom/sectionLabelsJSON``.
-    public static let sectionLabels = Processor<CapturedRoom>(
-        name: "section_labels",
-        version: 1,
-        columns: [.text("section_labels")]
-    ) { room in
-        [.text(room.sectionLabelsJSON)]
+    public static let sectionLabels = Processor<CapturedRoom>.text("section_labels", version: 1) { room in
+        room.sectionLabelsJSON
     }
 
     /// Every processor of the pipeline, in column order.

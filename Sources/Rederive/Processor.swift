@@ -4,18 +4,26 @@
 /// whose values were produced by another version becomes stale for this processor, and only this
 /// processor's columns are recomputed.
 ///
+/// A processor of one column is one expression (see ``real(_:name:version:default:_:)`` and its
+/// siblings); the general form owns several columns and returns one value per column, in their
+/// declared order:
+///
 /// ```swift
-/// let floorArea = Processor<Room>(
-///     name: "floor_area",
-///     version: 2,
-///     columns: [.real("floor_area_sqm")]
+/// let floorArea = Processor<Room>.real("floor_area_sqm", version: 2) { room in
+///     estimateFloorArea(room)
+/// }
+///
+/// let wallMetrics = Processor<Room>(
+///     name: "wall_metrics",
+///     version: 1,
+///     columns: [.real("wall_length_m"), .real("ceiling_height_m")]
 /// ) { room in
-///     [.real(estimateFloorArea(room))]
+///     [.real(room.wallLength), .real(room.ceilingHeight)]
 /// }
 /// ```
 ///
-/// `derive` returns one value per declared column, in the declared order. It may throw: the record
-/// then keeps its previous values and the error is recorded as a failure of that record alone.
+/// `derive` may throw: the record then keeps its previous values and the error is recorded as a
+/// failure of that record alone.
 public struct Processor<Payload: Sendable>: Sendable {
     /// The processor's stable name: stamps and failures refer to it, so it never changes.
     public let name: String

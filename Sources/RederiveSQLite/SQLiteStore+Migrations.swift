@@ -35,14 +35,14 @@ extension SQLiteStore {
         let applied = Set(try await migrationStates(migrator).filter(\.isApplied).map(\.id))
         let pending = wanted.filter { !applied.contains($0.id) }
         guard !pending.isEmpty else { return MigrationOutcome(applied: [], dryRun: dryRun) }
-        let pool = self.pool
+        let database = self.database
         let path = self.path
         let done = try await offload { () throws -> [String] in
             if dryRun {
                 // All pending migrations in one transaction that is rolled back, so that each sees what
                 // the ones before it would have done.
                 var done: [String] = []
-                try pool.writeWithoutTransaction { db in
+                try database.writeWithoutTransaction { db in
                     try db.inTransaction {
                         for migration in pending {
                             do {
@@ -62,7 +62,7 @@ extension SQLiteStore {
                 let clock = ContinuousClock()
                 let start = clock.now
                 do {
-                    try pool.writeWithoutTransaction { db in
+                    try database.writeWithoutTransaction { db in
                         try db.inTransaction {
                             try migration.apply(db)
                             let elapsed = (clock.now - start).secondsValue * 1000

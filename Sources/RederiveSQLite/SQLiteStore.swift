@@ -11,6 +11,9 @@ import Synchronization
 /// let summary = try await Runner(store: store, pipelines: [RoomScan.pipeline]).run()
 /// ```
 ///
+/// An app that already opened its database with GRDB hands its own `DatabasePool` or `DatabaseQueue`
+/// over instead of opening a second connection pool on the same file: ``init(_:replacedValuesRunLimit:)``.
+///
 /// Opening applies rederive's bookkeeping migrations. ``prepare(_:)`` then creates what a pipeline
 /// needs: its table when missing, output columns missing from an existing database (added with their
 /// declared defaults), and the triggers that notice every payload change.
@@ -19,7 +22,8 @@ public final class SQLiteStore: RecordStore {
     public static let defaultBusyTimeout: TimeInterval = 10
 
     public let path: String
-    let pool: DatabasePool
+    /// The connections every read and write goes through: the store's own pool, or the app's.
+    let database: any DatabaseWriter
     /// How many of the newest runs keep the values they replaced, for `rollback`.
     public let replacedValuesRunLimit: Int
     /// Where each lease's claims of each pipeline have reached, by lease token and pipeline name:
@@ -27,44 +31,57 @@ public final class SQLiteStore: RecordStore {
     let claimCursors = Mutex<[ClaimCursorKey: Int64]>([:])
 
     /// Opens (or creates) the database at `path`.
-    public init(
+    public convenience init(
         path: String,
         busyTimeout: TimeInterval = SQLiteStore.defaultBusyTimeout,
         replacedValuesRunLimit: Int = 20
     ) throws {
-        self.path = path
-        self.replacedValuesRunLimit = max(0, replacedValuesRunLimit)
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
         configuration.label = "rederive"
         // Every worker of a run reads its claimed payloads on a connection of its own.
         configuration.maximumReaderCount = 16
+        let pool: DatabasePool
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
-            try BookkeepingSchema.migrator.migrate(pool)
         } catch {
             throw RederiveError(.database, "cannot open database \(path)", underlying: error)
+        }
+        try self.init(pool, replacedValuesRunLimit: replacedValuesRunLimit)
+    }
+
+    /// Works on a database the app already opened: its `DatabasePool` (readers then run beside the
+    /// writer) or its `DatabaseQueue` (everything is serialized). The app's configuration, such as its
+    /// busy timeout, applies; rederive's bookkeeping migrations are applied here.
+    public init(_ database: any DatabaseWriter, replacedValuesRunLimit: Int = 20) throws {
+        self.path = database.path
+        self.database = database
+        self.replacedValuesRunLimit = max(0, replacedValuesRunLimit)
+        do {
+            try BookkeepingSchema.migrator.migrate(database)
+        } catch {
+            throw RederiveError(.database, "cannot open database \(database.path)", underlying: error)
         }
     }
 
     /// Runs a read on the store's connection pool, for callers inside this package.
     package func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await access("read") { pool in try pool.read(body) }
+        try await access("read") { database in try database.read(body) }
     }
 
     /// Runs a write transaction on the store's connection pool, for callers inside this package.
     package func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await access("write") { pool in try pool.write(body) }
+        try await access("write") { database in try database.write(body) }
     }
 
     /// Runs blocking pool work off the cooperative threads; a database error names the file and what
     /// was attempted, and rederive's own errors pass through.
-    private func access<T: Sendable>(_ verb: String, _ work: @escaping @Sendable (DatabasePool) throws -> T) async throws -> T {
-        let pool = self.pool
+    private func access<T: Sendable>(_ verb: String, _ work: @escaping @Sendable (any DatabaseWriter) throws -> T) async throws -> T {
+        let database = self.database
         let path = self.path
         return try await offload {
             do {
-                return try work(pool)
+                return try work(database)
             } catch let error as RederiveError {
                 throw error
             } catch {

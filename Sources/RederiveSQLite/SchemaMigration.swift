@@ -8,6 +8,7 @@ import Rederive
 ///     .addColumn("add-rating", table: "recipes", column: .integer("rating", default: 0)),
 ///     .addIndex("index-slug", table: "recipes", columns: ["slug"], unique: true),
 ///     .renameColumn("rename-json", table: "recipes", from: "json", to: "payload"),
+///     .sql("backfill-rating", "UPDATE recipes SET rating = 3 WHERE rating = 0"),
 ///     .custom("split-names", invalidates: ["quickness"]) { db in
 ///         // Read the old data before changing it.
 ///         let rows = try Row.fetchAll(db, sql: "SELECT id, title FROM recipes")
@@ -16,8 +17,9 @@ import Rederive
 /// ])
 /// ```
 ///
-/// Migrations use GRDB's `Database` for custom steps, so they live with the app's executable and its
-/// store, not with pipelines: pipelines stay free of SQLite.
+/// The common changes, plain SQL included, need nothing from GRDB. Only a ``custom(_:invalidates:_:)``
+/// step gets GRDB's `Database`, for changes that read data before they write, so migrations live with
+/// the app's executable and its store, not with pipelines: pipelines stay free of SQLite.
 public struct SchemaMigration: Sendable {
     /// What the migration does.
     public enum Step: Sendable {
@@ -25,6 +27,8 @@ public struct SchemaMigration: Sendable {
         case addColumn(table: String, column: OutputColumn)
         case addIndex(name: String, table: String, columns: [String], unique: Bool)
         case renameColumn(table: String, from: String, to: String)
+        /// SQL statements run in order, for example an `UPDATE` that backfills a new column.
+        case sql([String])
         /// Any change, given the database inside the migration's transaction; it can read the old
         /// data before it changes it.
         case custom(@Sendable (Database) throws -> Void)
@@ -55,6 +59,11 @@ public struct SchemaMigration: Sendable {
         SchemaMigration(id, .renameColumn(table: table, from: from, to: to))
     }
 
+    /// Runs `statements` in order, inside the migration's transaction.
+    public static func sql(_ id: String, _ statements: String..., invalidates: [String] = []) -> SchemaMigration {
+        SchemaMigration(id, .sql(statements), invalidates: invalidates)
+    }
+
     public static func custom(
         _ id: String, invalidates: [String] = [], _ body: @escaping @Sendable (Database) throws -> Void
     ) -> SchemaMigration {
@@ -73,6 +82,10 @@ public struct SchemaMigration: Sendable {
                 """)
         case .renameColumn(let table, let from, let to):
             try db.execute(sql: "ALTER TABLE \(SQL.identifier(table)) RENAME COLUMN \(SQL.identifier(from)) TO \(SQL.identifier(to))")
+        case .sql(let statements):
+            for statement in statements {
+                try db.execute(sql: statement)
+            }
         case .custom(let body):
             try body(db)
         }

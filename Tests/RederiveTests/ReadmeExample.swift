@@ -12,23 +12,24 @@ struct MissingTime: Error, CustomStringConvertible {
     var description: String { "the recipe has no cooking time" }
 }
 
-/// Owns `ingredient_count`. Bump `version` whenever the logic changes.
-let ingredientCount = Processor<Recipe>(
-    name: "ingredient_count",
-    version: 1,
-    columns: [.integer("ingredient_count")]
-) { recipe in
-    [.integer(recipe.ingredients.count)]
+/// Owns the column `ingredient_count`, and is named after it. Bump `version` whenever the logic changes.
+let ingredientCount = Processor<Recipe>.integer("ingredient_count", version: 1) { recipe in
+    recipe.ingredients.count
 }
 
-/// Owns `is_quick`. Version 2 moved the threshold from 30 to 20 minutes.
-let quickness = Processor<Recipe>(
-    name: "quickness",
-    version: 2,
-    columns: [.integer("is_quick")]
-) { recipe in
+/// Owns `is_quick` (1 or 0). Version 2 moved the threshold from 30 to 20 minutes.
+let quickness = Processor<Recipe>.boolean("is_quick", name: "quickness", version: 2) { recipe in
     guard let minutes = recipe.minutes else { throw MissingTime() }
-    return [.integer(minutes <= 20 ? 1 : 0)]
+    return minutes <= 20
+}
+
+/// Owns two columns: the general form returns one value per column, in their declared order.
+let titleFacts = Processor<Recipe>(
+    name: "title_facts",
+    version: 1,
+    columns: [.text("title"), .integer("title_words")]
+) { recipe in
+    [.text(recipe.title), .integer(recipe.title.split(separator: " ").count)]
 }
 
 /// Binds the processors to the app's table `recipes (id, slug, json)`.
@@ -38,6 +39,6 @@ let recipes = Pipeline(
     keyColumn: "slug",
     payloadColumn: "json",
     decoding: Recipe.self,
-    processors: [ingredientCount, quickness]
+    processors: [ingredientCount, quickness, titleFacts]
 )
 // README example end

@@ -32,7 +32,7 @@ struct ReadmeExampleTests {
             try await store.prepare(recipes)
             let payloads: [(String, String)] = [
                 ("pancakes", #"{"title": "Pancakes", "ingredients": ["flour", "milk", "eggs"], "minutes": 15}"#),
-                ("stew", #"{"title": "Stew", "ingredients": ["beef", "carrots"], "minutes": 180}"#),
+                ("stew", #"{"title": "Beef Stew", "ingredients": ["beef", "carrots"], "minutes": 180}"#),
                 ("mystery", #"{"title": "Mystery", "ingredients": []}"#),
             ]
             for (slug, json) in payloads {
@@ -42,12 +42,14 @@ struct ReadmeExampleTests {
             #expect(summary.counts == RunCounts(derived: 2, failed: 1))
             let rows = try appConnection(path).read { db in
                 try Row.fetchAll(db, sql: """
-                    SELECT r.slug, d.ingredient_count, d.is_quick FROM recipes r JOIN recipes_derived d ON d.id = r.id ORDER BY r.slug
+                    SELECT r.slug, d.ingredient_count, d.is_quick, d.title, d.title_words FROM recipes r JOIN recipes_derived d ON d.id = r.id ORDER BY r.slug
                     """)
             }
             #expect(rows.map { $0["slug"] as String } == ["mystery", "pancakes", "stew"])
             #expect(rows.map { $0["ingredient_count"] as Int } == [0, 3, 2])
             #expect(rows.map { $0["is_quick"] as Int? } == [nil, 1, 0])
+            #expect(rows.map { $0["title"] as String } == ["Mystery", "Pancakes", "Beef Stew"])
+            #expect(rows.map { $0["title_words"] as Int } == [1, 1, 2])
             let failures = try await store.failures(of: recipes, filter: FailureFilter())
             #expect(failures.map(\.message) == ["the recipe has no cooking time"])
             #expect(failures.map(\.key) == ["mystery"])
