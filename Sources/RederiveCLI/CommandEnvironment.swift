@@ -1,9 +1,12 @@
 import Rederive
 import RederiveSQLite
+import Synchronization
 
 /// What the commands work with: the registered pipelines, their sample sources and the console.
 ///
-/// Set by ``RederiveCommand/main(pipelines:samples:)`` for the duration of one invocation.
+/// Set by ``RederiveCommand/main(pipelines:samples:migrations:)`` for the duration of one invocation,
+/// or for the whole process by ``RederiveCommand/bootstrap(pipelines:samples:migrations:mountedAt:)``
+/// when rederive's commands are mounted under an app's own command line.
 public struct CommandEnvironment: Sendable {
     public let registry: Registry
     public let samples: [SampleSource]
@@ -12,9 +15,13 @@ public struct CommandEnvironment: Sendable {
     public let console: Console
     /// Environment variables, for `REDERIVE_DB`.
     public let variables: [String: String]
-    /// How a person runs this executable from their shell (`rederive`, or `.build/debug/rederive` when
-    /// it is not on the PATH); the commands rederive suggests start with it.
+    /// How a person runs rederive's commands from their shell (`rederive`, `.build/debug/rederive`
+    /// when it is not on the PATH, or `myapp data` when mounted); the commands rederive suggests start with it.
     public let invocation: String
+    /// The subcommands that lead from the executable to rederive's commands: empty for the `rederive`
+    /// tool, `["data"]` when an app mounts them as `myapp data`. `run --isolate` re-invokes the
+    /// executable through them.
+    public let commandPath: [String]
 
     public init(
         registry: Registry,
@@ -22,7 +29,8 @@ public struct CommandEnvironment: Sendable {
         migrator: SchemaMigrator? = nil,
         console: Console = .standard,
         variables: [String: String] = [:],
-        invocation: String = "rederive"
+        invocation: String = "rederive",
+        commandPath: [String] = []
     ) {
         self.registry = registry
         self.samples = samples
@@ -30,7 +38,15 @@ public struct CommandEnvironment: Sendable {
         self.console = console
         self.variables = variables
         self.invocation = invocation
+        self.commandPath = commandPath
     }
 
-    @TaskLocal static var current = CommandEnvironment(registry: Registry())
+    /// The environment of the running command: the invocation's own, else the process's bootstrapped
+    /// one, else one without pipelines.
+    static var current: CommandEnvironment {
+        scoped ?? bootstrapped.withLock { $0 } ?? CommandEnvironment(registry: Registry())
+    }
+
+    @TaskLocal static var scoped: CommandEnvironment?
+    static let bootstrapped = Mutex<CommandEnvironment?>(nil)
 }

@@ -39,7 +39,7 @@ struct DemoCommand: AsyncParsableCommand {
             console.line("\n$ \(rederive) \(arguments.joined(separator: " ")) \(suffix)   # \(title)")
             let status = await RederiveCommand.execute(arguments + ["--db", path, "--pipeline", pipeline.name], in: environment)
             if status != ExitStatus.success, status != ExitStatus.someFailed {
-                throw CommandFailure(status: status)
+                throw ExitCode(status)
             }
             return status
         }

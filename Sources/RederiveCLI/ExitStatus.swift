@@ -15,8 +15,3 @@ public enum ExitStatus {
     /// Interrupted by SIGINT or SIGTERM; what was committed stays, the next run resumes.
     public static let interrupted: Int32 = 130
 }
-
-/// A fatal error already explained to the user, ending the command with a status.
-struct CommandFailure: Error {
-    let status: Int32
-}

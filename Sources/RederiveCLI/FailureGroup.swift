@@ -14,13 +14,13 @@ struct FailureGroup {
     let message: String
     let runID: Int64?
     /// The failures that share this cause, one per processor, in the order they were listed.
-    private(set) var failures: [FailureReport]
+    private(set) var failures: [RecordFailure]
 
     var processors: [String] { failures.map(\.processor) }
     /// When the last of them was recorded.
     var at: Date { failures.map(\.at).max() ?? .distantPast }
 
-    private init(_ first: FailureReport) {
+    private init(_ first: RecordFailure) {
         pipeline = first.pipeline
         recordID = first.recordID
         key = first.key
@@ -31,7 +31,7 @@ struct FailureGroup {
     }
 
     /// Groups failures by record and cause, keeping the order in which each group first appears.
-    static func grouping(_ failures: [FailureReport]) -> [FailureGroup] {
+    static func grouping(_ failures: [RecordFailure]) -> [FailureGroup] {
         var groups: [FailureGroup] = []
         var index: [Cause: Int] = [:]
         for failure in failures {
@@ -54,7 +54,7 @@ struct FailureGroup {
         let message: String
         let runID: Int64?
 
-        init(_ failure: FailureReport) {
+        init(_ failure: RecordFailure) {
             pipeline = failure.pipeline
             recordID = failure.recordID
             kind = failure.kind

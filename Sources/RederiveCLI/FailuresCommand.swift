@@ -47,7 +47,7 @@ struct FailuresCommand: AsyncParsableCommand {
         let pipelines = try database.pipelines()
         try pipelines.requireProcessors(named: processor)
         let filter = FailureFilter(processors: processor.isEmpty ? nil : Set(processor), runID: run)
-        var failures: [FailureReport] = []
+        var failures: [RecordFailure] = []
         for pipeline in pipelines {
             failures += try await store.failures(of: pipeline, filter: filter)
         }
@@ -63,7 +63,7 @@ struct FailuresCommand: AsyncParsableCommand {
     }
 
     /// One entry per record and processor.
-    private func write(_ failures: [FailureReport], total: Int, to console: Console) throws {
+    private func write(_ failures: [RecordFailure], total: Int, to console: Console) throws {
         switch format {
         case .json:
             try console.json(failures.map { failure in

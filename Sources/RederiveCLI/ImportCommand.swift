@@ -56,7 +56,7 @@ struct ImportCommand: AsyncParsableCommand {
                 + (skipped > 0 ? ", \(skipped) skipped" : "")
         )
         if skipped > 0 {
-            throw CommandFailure(status: ExitStatus.someFailed)
+            throw ExitCode(ExitStatus.someFailed)
         }
     }
 

@@ -12,12 +12,14 @@ import Synchronization
 /// length-prefixed records and results over their standard input and output.
 final class IsolatedDeriver: RecordDeriver {
     private let executable: String
+    private let commandPath: [String]
     private let slots: [Slot]
     /// How long a worker process may spend on one record before it is stopped and replaced.
     private let timeout: Duration?
 
-    init(parallelism: Int, executable: String, timeout: Duration? = nil) {
+    init(parallelism: Int, executable: String, commandPath: [String], timeout: Duration? = nil) {
         self.executable = executable
+        self.commandPath = commandPath
         self.timeout = timeout
         slots = (0..<max(1, parallelism)).map { _ in Slot() }
         // A worker that dies closes its pipe: writing to it must fail, not end the parent.
@@ -50,7 +52,7 @@ final class IsolatedDeriver: RecordDeriver {
             }
             let running: WorkerProcess
             do {
-                running = try worker ?? WorkerProcess(executable: executable, pipeline: pipeline.name, maximumPayloadSize: maximumPayloadSize)
+                running = try worker ?? WorkerProcess(executable: executable, commandPath: commandPath, pipeline: pipeline.name, maximumPayloadSize: maximumPayloadSize)
             } catch {
                 return Self.failed(record, .crash, "cannot start a worker process: \(error)")
             }

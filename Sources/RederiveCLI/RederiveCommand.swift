@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Rederive
 import RederiveSQLite
+import Synchronization
 
 /// The `rederive` command line, with every subcommand, for any set of pipelines.
 ///
@@ -16,7 +17,48 @@ import RederiveSQLite
 ///     }
 /// }
 /// ```
+///
+/// An app with a command line of its own mounts the commands under it instead, as
+/// ``subcommands`` of a command of its own, and registers its pipelines once at start-up with
+/// ``bootstrap(pipelines:samples:migrations:mountedAt:)``:
+///
+/// ```swift
+/// struct Data: AsyncParsableCommand {
+///     static let configuration = CommandConfiguration(
+///         abstract: "Derived data.", subcommands: RederiveCommand.subcommands
+///     )
+/// }
+///
+/// @main enum Main {
+///     static func main() async throws {
+///         try RederiveCommand.bootstrap(pipelines: [MyApp.notesPipeline], mountedAt: ["data"])
+///         await MyApp.main()   // `myapp data run --parallel 8`
+///     }
+/// }
+/// ```
+///
+/// Mounted commands never exit the process: they return, or throw ArgumentParser's `ExitCode` with
+/// one of the ``ExitStatus`` values, or an error the app's command line reports.
 public struct RederiveCommand: AsyncParsableCommand {
+    /// Every rederive command, to mount under a command of an app's own.
+    public static let subcommands: [any ParsableCommand.Type] = [
+        DemoCommand.self,
+        ImportCommand.self,
+        RunCommand.self,
+        StatusCommand.self,
+        FailuresCommand.self,
+        InvalidateCommand.self,
+        HistoryCommand.self,
+        GenerateCommand.self,
+        BackupCommand.self,
+        RestoreCommand.self,
+        RollbackCommand.self,
+        ResetCommand.self,
+        VerifyCommand.self,
+        MigrateCommand.self,
+        WorkerCommand.self,
+    ]
+
     public static let configuration = CommandConfiguration(
         commandName: "rederive",
         abstract: "Keep derived columns up to date with the payloads they come from.",
@@ -26,55 +68,55 @@ public struct RederiveCommand: AsyncParsableCommand {
             missing, from another version, or from a payload that changed since.
             """,
         version: VersionText.text,
-        subcommands: [
-            DemoCommand.self,
-            ImportCommand.self,
-            RunCommand.self,
-            StatusCommand.self,
-            FailuresCommand.self,
-            InvalidateCommand.self,
-            HistoryCommand.self,
-            GenerateCommand.self,
-            BackupCommand.self,
-            RestoreCommand.self,
-            RollbackCommand.self,
-            ResetCommand.self,
-            VerifyCommand.self,
-            MigrateCommand.self,
-            WorkerCommand.self,
-        ]
+        subcommands: subcommands
     )
 
     public init() {}
 
-    /// Runs the command line with the process's arguments and exits with the command's status.
+    /// Runs the command line with the process's arguments and exits with the command's status: the
+    /// `main` of a `rederive` executable of the app's own.
     public static func main(pipelines: [Pipeline], samples: [SampleSource] = [], migrations: [SchemaMigration] = []) async {
-        let registry: Registry
-        let migrator: SchemaMigrator
+        let environment: CommandEnvironment
         do {
-            registry = try Registry(pipelines)
-            migrator = try SchemaMigrator(migrations)
+            environment = try processEnvironment(pipelines: pipelines, samples: samples, migrations: migrations, mountedAt: [])
         } catch {
-            Console.standard.errorLine("rederive: \(error.message)")
+            Console.standard.errorLine("rederive: \((error as? RederiveError)?.message ?? "\(error)")")
             Foundation.exit(ExitStatus.failure)
         }
-        let environment = CommandEnvironment(
+        Foundation.exit(await execute(Array(CommandLine.arguments.dropFirst()), in: environment))
+    }
+
+    /// Registers the app's pipelines, samples and migrations for rederive's commands mounted under the
+    /// app's own command line, for the rest of the process. `mountedAt` names the subcommands that lead
+    /// to them (`["data"]` for `myapp data run`). Throws when the pipelines or migrations are invalid.
+    public static func bootstrap(
+        pipelines: [Pipeline], samples: [SampleSource] = [], migrations: [SchemaMigration] = [], mountedAt: [String]
+    ) throws {
+        let environment = try processEnvironment(pipelines: pipelines, samples: samples, migrations: migrations, mountedAt: mountedAt)
+        CommandEnvironment.bootstrapped.withLock { $0 = environment }
+    }
+
+    private static func processEnvironment(
+        pipelines: [Pipeline], samples: [SampleSource], migrations: [SchemaMigration], mountedAt: [String]
+    ) throws -> CommandEnvironment {
+        let registry = try Registry(pipelines)
+        let migrator = try SchemaMigrator(migrations)
+        return CommandEnvironment(
             registry: registry,
             samples: samples,
             migrator: migrations.isEmpty ? nil : migrator,
             console: .standard,
             variables: ProcessInfo.processInfo.environment,
-            invocation: Invocation.current
+            invocation: ([Invocation.current] + mountedAt).joined(separator: " "),
+            commandPath: mountedAt
         )
-        let status = await execute(Array(CommandLine.arguments.dropFirst()), in: environment)
-        Foundation.exit(status)
     }
 
     /// Parses and runs one command line, and returns its exit status instead of exiting.
     ///
     /// Fatal errors are written to the environment's console as one line starting with `rederive:`.
     public static func execute(_ arguments: [String], in environment: CommandEnvironment) async -> Int32 {
-        await CommandEnvironment.$current.withValue(environment) {
+        await CommandEnvironment.$scoped.withValue(environment) {
             let console = environment.console
             do {
                 var command = try await asyncParseAsRoot(arguments)
@@ -84,8 +126,6 @@ public struct RederiveCommand: AsyncParsableCommand {
                     try command.run()
                 }
                 return ExitStatus.success
-            } catch let failure as CommandFailure {
-                return failure.status
             } catch let error as RederiveError {
                 console.errorLine("rederive: \(error)")
                 return ExitStatus.failure

@@ -82,7 +82,10 @@ struct RunCommand: AsyncParsableCommand {
         }
         let store = try await database.openStore()
         let isolated = isolate
-            ? IsolatedDeriver(parallelism: parallel, executable: IsolatedDeriver.currentExecutable(), timeout: configuration.recordTimeout)
+            ? IsolatedDeriver(
+                parallelism: parallel, executable: IsolatedDeriver.currentExecutable(),
+                commandPath: database.environment.commandPath, timeout: configuration.recordTimeout
+            )
             : nil
         configuration.deriver = isolated
         defer { isolated?.shutdown() }
@@ -109,10 +112,10 @@ struct RunCommand: AsyncParsableCommand {
             console.line("\(Format.count(summary.counts.failed)) records failed; list them with `\(command.joined(separator: " "))`.")
         }
         if summary.status == .interrupted {
-            throw CommandFailure(status: ExitStatus.interrupted)
+            throw ExitCode(ExitStatus.interrupted)
         }
         if summary.counts.failed > 0 {
-            throw CommandFailure(status: ExitStatus.someFailed)
+            throw ExitCode(ExitStatus.someFailed)
         }
     }
 

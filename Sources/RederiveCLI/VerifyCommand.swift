@@ -90,7 +90,7 @@ struct VerifyCommand: AsyncParsableCommand {
             )
         }
         if !report.differences.isEmpty {
-            throw CommandFailure(status: ExitStatus.mismatch)
+            throw ExitCode(ExitStatus.mismatch)
         }
     }
 

@@ -15,7 +15,8 @@ final class WorkerProcess {
     private var requests: Int32
     private var answers: Int32
 
-    init(executable: String, pipeline: String, maximumPayloadSize: Int) throws(SpawnError) {
+    /// Starts `executable` as a worker: `commandPath` leads to rederive's commands when an app mounts them.
+    init(executable: String, commandPath: [String], pipeline: String, maximumPayloadSize: Int) throws(SpawnError) {
         self.pipeline = pipeline
         self.maximumPayloadSize = maximumPayloadSize
         var template = Array("/tmp/rederive-worker-XXXXXX".utf8CString)
@@ -44,7 +45,9 @@ final class WorkerProcess {
                 do throws(SpawnError) {
                     let child = try ChildProcess(
                         executable: executable,
-                        arguments: ["derive-worker", "--pipeline", pipeline, "--max-payload-bytes", String(maximumPayloadSize)],
+                        arguments: commandPath + [
+                            "derive-worker", "--pipeline", pipeline, "--max-payload-bytes", String(maximumPayloadSize),
+                        ],
                         input: input.readEnd, output: output.writeEnd, error: errors,
                         // The runtime's one-line reason is enough; a backtrace per crash would be slow and loud.
                         environment: ["SWIFT_BACKTRACE": "enable=no"]
