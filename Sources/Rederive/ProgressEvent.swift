@@ -89,7 +89,7 @@ public struct RunSummary: Sendable, Hashable {
 /// Durations as numbers of seconds, for rates and reports.
 extension Duration {
     /// The duration in seconds, as a floating-point number.
-    public var secondsValue: Double {
+    package var secondsValue: Double {
         let (seconds, attoseconds) = components
         return Double(seconds) + Double(attoseconds) / 1e18
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A record that a processor could not derive, as recorded by the run that tried.
-public struct FailureReport: Sendable, Hashable {
+public struct RecordFailure: Sendable, Hashable {
     /// The pipeline of the record.
     public let pipeline: String
     /// The record's integer id in its pipeline's table.

@@ -50,12 +50,12 @@ public protocol RecordStore: Sendable {
     func status(of pipeline: Pipeline) async throws -> [ProcessorStatus]
 
     /// Current failures, oldest record first.
-    func failures(of pipeline: Pipeline, filter: FailureFilter) async throws -> [FailureReport]
+    func failures(of pipeline: Pipeline, filter: FailureFilter) async throws -> [RecordFailure]
 
     /// Marks records stale for the given processors (all of the pipeline's when nil), for all records
     /// or those with the given keys. Returns how many records were marked.
     func invalidate(_ pipeline: Pipeline, processors: [String]?, keys: [String]?) async throws -> Int
 
     /// Recorded runs, newest first.
-    func runs(limit: Int?) async throws -> [RunRecord]
+    func runs(limit: Int?) async throws -> [RunHistoryEntry]
 }

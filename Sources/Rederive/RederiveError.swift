@@ -1,6 +1,6 @@
 /// A fatal problem: the run or command cannot go on.
 ///
-/// Problems with one record are never thrown: they become failures of that record (see ``FailureReport``).
+/// Problems with one record are never thrown: they become failures of that record (see ``RecordFailure``).
 public struct RederiveError: Error, Sendable, CustomStringConvertible {
     /// What kind of problem this is, for callers that react to some of them.
     public enum Code: String, Sendable, Hashable {

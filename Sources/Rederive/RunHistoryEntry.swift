@@ -30,7 +30,7 @@ public struct ProcessorVersion: Sendable, Hashable, Codable {
 }
 
 /// A run as recorded in the database.
-public struct RunRecord: Sendable, Hashable {
+public struct RunHistoryEntry: Sendable, Hashable {
     /// The run's id, increasing with every run of the database.
     public let id: Int64
     /// When the run started.

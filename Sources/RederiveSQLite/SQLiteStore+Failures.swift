@@ -4,11 +4,11 @@ import Rederive
 
 /// Failure reports and invalidation.
 extension SQLiteStore {
-    public func failures(of pipeline: Pipeline, filter: FailureFilter) async throws -> [FailureReport] {
+    public func failures(of pipeline: Pipeline, filter: FailureFilter) async throws -> [RecordFailure] {
         let tables = PipelineTables(pipeline)
         let processors = pipeline.processors.filter { filter.processors?.contains($0.name) ?? true }
         return try await read { db in
-            var reports: [FailureReport] = []
+            var reports: [RecordFailure] = []
             for processor in processors {
                 var sql = """
                     SELECT f.record_id, \(tables.keyExpression) AS record_key, f.kind, f.message, f.run_id, f.failed_at
@@ -24,7 +24,7 @@ extension SQLiteStore {
                 for row in try Row.fetchAll(db, sql: sql, arguments: arguments) {
                     let kind: String = row["kind"]
                     let at: String = row["failed_at"]
-                    reports.append(FailureReport(
+                    reports.append(RecordFailure(
                         pipeline: pipeline.name,
                         recordID: row["record_id"],
                         key: row["record_key"],

@@ -132,7 +132,7 @@ public final class SQLiteStore: RecordStore {
         }
     }
 
-    public func runs(limit: Int?) async throws -> [RunRecord] {
+    public func runs(limit: Int?) async throws -> [RunHistoryEntry] {
         try await read { db in
             let rows = try Row.fetchAll(
                 db,
@@ -145,7 +145,7 @@ public final class SQLiteStore: RecordStore {
                 let startedAt: String = row["started_at"]
                 let endedAt: String? = row["ended_at"]
                 let status: String = row["status"]
-                return RunRecord(
+                return RunHistoryEntry(
                     id: row["id"],
                     startedAt: Timestamp.date(startedAt) ?? Date(timeIntervalSince1970: 0),
                     endedAt: endedAt.flatMap(Timestamp.date),

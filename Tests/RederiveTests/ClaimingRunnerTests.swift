@@ -51,7 +51,7 @@ final class WatchingProgress: ProgressReporter {
     }
 }
 
-@Suite("Claiming runner", .timeLimit(.minutes(2)))
+@Suite("Claiming runner", .timeLimit(.minutes(5)))
 struct ClaimingRunnerTests {
     @Test func manyWorkersWithSmallClaimsDeriveEveryRecordExactlyOnce() async throws {
         try await withTemporaryDatabase { path in
@@ -297,16 +297,16 @@ final class FailingStore: RecordStore {
     func renewLease(_ lease: WorkerLease) async throws { try await base.renewLease(lease) }
     func releaseLease(_ lease: WorkerLease) async throws { try await base.releaseLease(lease) }
     func status(of pipeline: Pipeline) async throws -> [ProcessorStatus] { try await base.status(of: pipeline) }
-    func failures(of pipeline: Pipeline, filter: FailureFilter) async throws -> [FailureReport] {
+    func failures(of pipeline: Pipeline, filter: FailureFilter) async throws -> [RecordFailure] {
         try await base.failures(of: pipeline, filter: filter)
     }
     func invalidate(_ pipeline: Pipeline, processors: [String]?, keys: [String]?) async throws -> Int {
         try await base.invalidate(pipeline, processors: processors, keys: keys)
     }
-    func runs(limit: Int?) async throws -> [RunRecord] { try await base.runs(limit: limit) }
+    func runs(limit: Int?) async throws -> [RunHistoryEntry] { try await base.runs(limit: limit) }
 }
 
-@Suite("Claiming runner failures", .timeLimit(.minutes(1)))
+@Suite("Claiming runner failures", .timeLimit(.minutes(5)))
 struct ClaimingRunnerFailureTests {
     @Test(arguments: [(3, nil), (nil, 2)] as [(Int?, Int?)])
     func aStoreThatFailsEndsTheRunWithItsErrorAndReleasesTheLease(claimsBeforeFailing: Int?, commitsBeforeFailing: Int?) async throws {

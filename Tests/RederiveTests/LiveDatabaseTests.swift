@@ -50,16 +50,16 @@ final class InFlightStore: RecordStore {
         return counts
     }
     func status(of pipeline: Pipeline) async throws -> [ProcessorStatus] { try await base.status(of: pipeline) }
-    func failures(of pipeline: Pipeline, filter: FailureFilter) async throws -> [FailureReport] {
+    func failures(of pipeline: Pipeline, filter: FailureFilter) async throws -> [RecordFailure] {
         try await base.failures(of: pipeline, filter: filter)
     }
     func invalidate(_ pipeline: Pipeline, processors: [String]?, keys: [String]?) async throws -> Int {
         try await base.invalidate(pipeline, processors: processors, keys: keys)
     }
-    func runs(limit: Int?) async throws -> [RunRecord] { try await base.runs(limit: limit) }
+    func runs(limit: Int?) async throws -> [RunHistoryEntry] { try await base.runs(limit: limit) }
 }
 
-@Suite("Live database", .timeLimit(.minutes(2)))
+@Suite("Live database", .timeLimit(.minutes(5)))
 struct LiveDatabaseTests {
     @Test func aPayloadReplacedDuringTheRunIsNotStoredWithStaleValues() async throws {
         try await withTemporaryDatabase { path in
