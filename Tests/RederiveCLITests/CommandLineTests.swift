@@ -5,7 +5,7 @@ import RederiveCLI
 import RoomScan
 import Testing
 
-@Suite("rederive command line", .timeLimit(.minutes(3)))
+@Suite("rederive command line", .timeLimit(.minutes(5)))
 struct CommandLineTests {
     @Test func importSkipsInvalidJSONNamingTheFileAndImportsTheRest() async throws {
         try await CommandHarness.withHarness { harness in

@@ -4,7 +4,7 @@ import Testing
 
 /// What the demo suggests runs as printed: with the binary's path when `rederive` is not on the PATH
 /// (after `swift run rederive demo`), with the bare name when it is.
-@Suite("the demo's suggestions", .serialized, .timeLimit(.minutes(3)))
+@Suite("the demo's suggestions", .serialized, .timeLimit(.minutes(5)))
 struct DemoSuggestionTests {
     /// A search path without rederive on it.
     static let bareSearchPath = "/usr/bin:/bin"

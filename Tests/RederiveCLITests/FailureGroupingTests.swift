@@ -7,7 +7,7 @@ import Testing
 
 /// `rederive failures`: one table line per record and cause; json and csv one entry per record and
 /// processor unless asked for `--group record`.
-@Suite("failures grouped by record and cause", .timeLimit(.minutes(3)))
+@Suite("failures grouped by record and cause", .timeLimit(.minutes(5)))
 struct FailureGroupingTests {
     static let processorNames = RoomScan.processors.map(\.name)
 

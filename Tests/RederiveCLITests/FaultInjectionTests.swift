@@ -9,7 +9,7 @@ import Testing
 
 /// The built `rederive` executable under faults: killed with SIGKILL, racing a live writer, locked
 /// out, refused writes. Whatever happens, nothing is lost, no value is wrong, and the next run succeeds.
-@Suite("Fault injection", .serialized, .timeLimit(.minutes(5)))
+@Suite("Fault injection", .serialized, .timeLimit(.minutes(10)))
 struct FaultInjectionTests {
     static let columns = RoomScan.pipeline.outputColumns.map { "d.\($0.name.quotedDatabaseIdentifier)" }.joined(separator: ", ")
 

@@ -4,7 +4,7 @@ import Rederive
 import RederiveCLI
 import Testing
 
-@Suite("rederive generate and demo", .timeLimit(.minutes(3)))
+@Suite("rederive generate and demo", .timeLimit(.minutes(5)))
 struct GeneratedCorpusTests {
     @Test func generateIsDeterministicAndBreaksAboutTheAskedFraction() async throws {
         try await CommandHarness.withHarness { harness in

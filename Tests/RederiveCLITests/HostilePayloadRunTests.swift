@@ -13,7 +13,7 @@ import Testing
 /// RoomScan requires nothing at the top level (absent or `null` arrays count 0), but each element it
 /// reads must be complete: a wall needs `dimensions` and `transform`, an object a `category`, a
 /// section a `label`.
-@Suite("Hostile payloads in a real run", .timeLimit(.minutes(2)))
+@Suite("Hostile payloads in a real run", .timeLimit(.minutes(5)))
 struct HostilePayloadRunTests {
     static let identity = "[1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1]"
 

@@ -6,7 +6,7 @@ import Testing
 
 /// The executable says which inflater is active, and a run with libdeflate switched off stores
 /// exactly what a run with it stores: the same values and the same payload digests.
-@Suite("the inflater in use", .serialized, .timeLimit(.minutes(3)))
+@Suite("the inflater in use", .serialized, .timeLimit(.minutes(5)))
 struct InflaterChoiceTests {
     @Test func versionSaysWhichInflaterIsActive() async throws {
         try await CommandHarness.withHarness { harness in

@@ -5,7 +5,7 @@ import Testing
 /// `run --isolate` with a processor that traps on some records (the `rederive-trap-fixture`
 /// executable): without isolation the trap ends the run; with it, each trapping record is a `crash`
 /// failure naming the signal, its worker is replaced, and every other record derives.
-@Suite("run --isolate", .serialized, .timeLimit(.minutes(3)))
+@Suite("run --isolate", .serialized, .timeLimit(.minutes(5)))
 struct IsolateTests {
     static let program = "rederive-trap-fixture"
     static let traps = ["trap-unwrap", "trap-index", "trap-precondition"]

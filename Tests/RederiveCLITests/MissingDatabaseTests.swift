@@ -3,7 +3,7 @@ import Testing
 
 /// A command that reads, or changes what a database already holds, refuses a path with no database
 /// and leaves nothing behind; only commands that write records or runs create the file.
-@Suite("commands on a missing database", .timeLimit(.minutes(3)))
+@Suite("commands on a missing database", .timeLimit(.minutes(5)))
 struct MissingDatabaseTests {
     static let refusing: [[String]] = [
         ["status"],

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("progress display", .timeLimit(.minutes(3)))
+@Suite("progress display", .timeLimit(.minutes(5)))
 struct ProgressDisplayTests {
     @Test func theBarKeepsTheRunsHeaderOnItsOwnLineAboveIt() async throws {
         try await CommandHarness.withHarness { harness in

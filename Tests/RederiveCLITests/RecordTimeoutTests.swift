@@ -4,7 +4,7 @@ import Testing
 
 /// `run --timeout` with a processor that never returns on one record (the `rederive-trap-fixture`
 /// executable's label `hang`).
-@Suite("run --timeout", .serialized, .timeLimit(.minutes(3)))
+@Suite("run --timeout", .serialized, .timeLimit(.minutes(5)))
 struct RecordTimeoutTests {
     static let program = "rederive-trap-fixture"
 

@@ -6,7 +6,7 @@ import RederiveCodec
 import RoomScan
 import Testing
 
-@Suite("rederive on real RoomPlan exports", .timeLimit(.minutes(3)))
+@Suite("rederive on real RoomPlan exports", .timeLimit(.minutes(5)))
 struct RoomScanCommandTests {
     static let realColumns = ["floor_area_sqm", "wall_length_m", "ceiling_height_m"]
     static let integerColumns = ["wall_count", "door_count", "window_count", "opening_count", "object_count"]

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Testing
 
-@Suite("Safety commands", .timeLimit(.minutes(3)))
+@Suite("Safety commands", .timeLimit(.minutes(5)))
 struct SafetyCommandTests {
     @Test func resetRefusesWithoutYesAndLeavesEverything() async throws {
         try await CommandHarness.withHarness { harness in

@@ -5,7 +5,7 @@ import RederiveCLI
 import RoomScan
 import Testing
 
-@Suite("rederive verify", .timeLimit(.minutes(2)))
+@Suite("rederive verify", .timeLimit(.minutes(5)))
 struct VerifyCommandTests {
     func report(_ outcome: CommandHarness.Outcome) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(outcome.output.utf8)) as? [String: Any], "\(outcome.output)")

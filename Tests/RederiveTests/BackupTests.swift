@@ -5,7 +5,7 @@ import RederiveSQLite
 import Synchronization
 import Testing
 
-@Suite("Backup and restore", .timeLimit(.minutes(2)))
+@Suite("Backup and restore", .timeLimit(.minutes(5)))
 struct BackupTests {
     @Test func aBackupTakenWhileAnotherConnectionWritesIsAConsistentSnapshot() async throws {
         try await withTemporaryDatabase { path in

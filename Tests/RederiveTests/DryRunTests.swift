@@ -4,7 +4,7 @@ import Rederive
 import RederiveSQLite
 import Testing
 
-@Suite("Dry run", .timeLimit(.minutes(2)))
+@Suite("Dry run", .timeLimit(.minutes(5)))
 struct DryRunTests {
     @Test func aDryRunReportsWhatWouldChangeAndLeavesTheFilesByteForByteUnchanged() async throws {
         try await withTemporaryDatabase { path in

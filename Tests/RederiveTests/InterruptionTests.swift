@@ -16,7 +16,7 @@ final class CancelAfterFirstCommit: ProgressReporter {
     }
 }
 
-@Suite("Interruption and resume", .timeLimit(.minutes(2)))
+@Suite("Interruption and resume", .timeLimit(.minutes(5)))
 struct InterruptionTests {
     @Test func aCancelledRunResumesWithNothingLostOrRepeated() async throws {
         try await withTemporaryDatabase { path in

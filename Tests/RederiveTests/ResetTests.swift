@@ -4,7 +4,7 @@ import Rederive
 import RederiveSQLite
 import Testing
 
-@Suite("Development reset", .timeLimit(.minutes(2)))
+@Suite("Development reset", .timeLimit(.minutes(5)))
 struct ResetTests {
     @Test(arguments: [Pipeline.Layout?.none, .inline])
     func resetClearsDerivedStateAndKeepsPayloads(layout: Pipeline.Layout?) async throws {

@@ -16,7 +16,7 @@ func doublingPipeline(version: Int) -> Pipeline {
     return Pipeline(name: "items", table: "items", keyColumn: "key", decoding: Sample.self, processors: [total, stats])
 }
 
-@Suite("History and rollback", .timeLimit(.minutes(2)))
+@Suite("History and rollback", .timeLimit(.minutes(5)))
 struct RollbackTests {
     @Test func rollingBackARunAfterAVersionBumpRestoresTheOldValuesAndStamps() async throws {
         try await withTemporaryDatabase { path in

@@ -6,7 +6,7 @@ import Testing
 
 /// One rule says whether storing a value leaves a column as it is, and it is SQLite's: the commit,
 /// the dry run and `verify` agree on NaN, signed zeros and integral reals.
-@Suite("Unchanged values", .timeLimit(.minutes(2)))
+@Suite("Unchanged values", .timeLimit(.minutes(5)))
 struct UnchangedValueTests {
     static let precomposed = "caf\u{E9}"
     static let decomposed = "cafe\u{301}"

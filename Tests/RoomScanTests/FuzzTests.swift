@@ -16,7 +16,7 @@ import Testing
 /// everywhere. Raise the count or change the seed to search further; `REDERIVE_FUZZ_TRACE=1` prints
 /// each iteration's number before it runs, to find one that crashes.
 /// Every crash found becomes a regression test in ``HostileInputTests`` or below.
-@Suite("Fuzzing the codec and the RoomScan decoder", .timeLimit(.minutes(2)))
+@Suite("Fuzzing the codec and the RoomScan decoder", .timeLimit(.minutes(5)))
 struct FuzzTests {
     static let environment = ProcessInfo.processInfo.environment
     static let iterations = max(1, Int(environment["REDERIVE_FUZZ_ITERATIONS"] ?? "") ?? 4_000)
