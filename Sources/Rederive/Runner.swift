@@ -145,7 +145,10 @@ public struct Runner: Sendable {
             plan.processors.map { ProcessorVersion(pipeline: plan.pipeline.name, name: $0.name, version: $0.version) }
         }
         let runID = try await store.startRun(processors: versions)
-        logger.info("run started", metadata: ["run": "\(runID)", "pending": "\(pending)"])
+        logger.info("run started", metadata: [
+            "run": "\(runID)", "pending": "\(pending)", "pipelines": "\(plans.map(\.pipeline.name).joined(separator: ","))",
+            "worker": "\(worker.description)",
+        ])
         progress.report(.started(runID: runID, total: pending))
 
         var state = RunState(runID: runID, total: pending, clock: ContinuousClock())
@@ -335,10 +338,33 @@ public struct Runner: Sendable {
                     await pause(.milliseconds(20))
                 }
             case .results(let results):
-                shared.commit(try await store.commit(results, plan: plan, runID: run.runID, lease: lease))
+                let counts = try await store.commit(results, plan: plan, runID: run.runID, lease: lease)
+                shared.commit(counts)
+                log(committed: results, counts: counts, plan: plan, runID: run.runID)
                 run.report(pipeline: plan.pipeline.name, progress: progress, counts: shared.committed, overdue: overdue)
             }
             reportedOverdue = overdue.map(\.recordID)
+        }
+    }
+
+    /// Logs a commit at debug level, and each failure it recorded at info level, with the run, pipeline,
+    /// processor and record as metadata.
+    private func log(committed results: [RecordResult], counts: RunCounts, plan: RunPlan, runID: Int64) {
+        let pipeline = plan.pipeline
+        logger.debug("committed", metadata: [
+            "run": "\(runID)", "pipeline": "\(pipeline.name)", "records": "\(results.count)",
+            "derived": "\(counts.derived)", "unchanged": "\(counts.unchanged)", "failed": "\(counts.failed)",
+            "skipped": "\(counts.skipped)",
+        ])
+        guard logger.logLevel <= .info else { return }
+        for result in results {
+            for (processor, outcome) in result.outcomes {
+                guard case .failed(let kind, let message) = outcome else { continue }
+                logger.info("record failed", metadata: [
+                    "run": "\(runID)", "pipeline": "\(pipeline.name)", "processor": "\(pipeline.processors[processor].name)",
+                    "record": "\(result.recordID)", "kind": "\(kind.rawValue)", "message": "\(message)",
+                ])
+            }
         }
     }
 

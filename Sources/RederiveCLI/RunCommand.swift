@@ -55,6 +55,8 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var safety: RunSafetyOptions
 
+    @OptionGroup var logging: LoggingOptions
+
     func validate() throws {
         if parallel < 1 { throw ValidationError("--parallel must be at least 1") }
         if batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
@@ -93,7 +95,8 @@ struct RunCommand: AsyncParsableCommand {
             store: store,
             pipelines: try database.pipelines(),
             configuration: configuration,
-            progress: progress.reporter(console: console)
+            progress: progress.reporter(console: console),
+            logger: logging.logger(label: "rederive.run", console: console)
         )
         let task = Task { try await runner.run() }
         let signals = SignalCancellation(cancelling: task, console: console)

@@ -8,7 +8,7 @@ import Testing
 /// Polls `condition` every 10 ms until it holds; false after `seconds`. For a processor's hooks, which
 /// run on threads of their own and wait for something another task does; the bound only keeps a broken
 /// build from hanging the suite. Never call it on the cooperative pool: use the async one there.
-func eventually(within seconds: Double = 20, _ condition: () -> Bool) -> Bool {
+func eventually(within seconds: Double = 240, _ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if condition() { return true }
@@ -18,7 +18,7 @@ func eventually(within seconds: Double = 20, _ condition: () -> Bool) -> Bool {
 }
 
 /// Polls `condition` every 10 ms until it holds; false after `seconds`.
-func eventually(within seconds: Double = 20, _ condition: () -> Bool) async -> Bool {
+func eventually(within seconds: Double = 240, _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + .seconds(seconds)
     while ContinuousClock.now < deadline {
         if condition() { return true }
@@ -76,7 +76,7 @@ struct ClaimingRunnerTests {
             // barrier per batch, nothing after the first batch could commit and this would time out.
             test.onTotal = { sample in
                 if sample.label == "s0" {
-                    othersCommitted.withLock { $0 = eventually { progress.committed >= 100 } }
+                    othersCommitted.withLock { $0 = eventually(within: 240) { progress.committed >= 100 } }
                 }
             }
             try await prepare(test.pipeline, at: path)
@@ -98,7 +98,7 @@ struct ClaimingRunnerTests {
             test.onTotal = { sample in
                 if sample.label == "s0" {
                     secondIsWaiting.withLock {
-                        $0 = eventually(within: 90) {
+                        $0 = eventually(within: 240) {
                             second.events.events.contains { if case .waiting = $0 { true } else { false } }
                         }
                     }
@@ -119,7 +119,7 @@ struct ClaimingRunnerTests {
             secondRunner.worker = WorkerIdentity(host: "second", processID: 2)
             async let first = firstRunner.run()
             // Start the second once the first holds the lease, i.e. has begun its run.
-            #expect(await eventually(within: 90) { test.log.total("total") > 0 })
+            #expect(await eventually(within: 240) { test.log.total("total") > 0 })
             let secondSummary = try await secondRunner.run()
             let firstSummary = try await first
 
