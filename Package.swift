@@ -64,6 +64,13 @@ let package = Package(
             dependencies: ["Rederive"],
             path: "Pipelines/RoomScan"
         ),
+        // The `JSONDecoder` reading of a RoomPlan export: the reference the tests hold RoomScan's own
+        // decoder to, and the seeds' pattern in the benchmarks. Not part of any product.
+        .target(
+            name: "RoomScanReference",
+            dependencies: ["RoomScan"],
+            path: "Tests/RoomScanReference"
+        ),
         .executableTarget(
             name: "rederive",
             dependencies: ["Rederive", "RederiveCLI", "RoomScan"]
@@ -78,7 +85,7 @@ let package = Package(
         .executableTarget(
             name: "rederive-floor",
             dependencies: [
-                "RederiveSQLite", "RederiveCodec", "Rederive", "RoomScan",
+                "RederiveSQLite", "RederiveCodec", "Rederive", "RoomScan", "RoomScanReference",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Benchmarks/Floor"
@@ -99,7 +106,7 @@ let package = Package(
         .testTarget(
             name: "RoomScanTests",
             dependencies: [
-                "RoomScan", "Rederive", "RederiveSQLite", "RederiveCodec",
+                "RoomScan", "RoomScanReference", "Rederive", "RederiveSQLite", "RederiveCodec",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             resources: [.copy("Fixtures")]

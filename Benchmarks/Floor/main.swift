@@ -17,6 +17,7 @@ import Rederive
 import RederiveCodec
 import RederiveSQLite
 import RoomScan
+import RoomScanReference
 import Synchronization
 
 func fail(_ message: String) -> Never {

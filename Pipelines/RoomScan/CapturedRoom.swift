@@ -5,8 +5,8 @@
 /// bytes, is skipped. Every array is optional, as in iOS 16 exports, which have no `floors` or
 /// `sections`: an absent or `null` array reads as empty.
 ///
-/// Decode a payload with ``init(json:)``; the `Decodable` conformance is the `JSONDecoder`
-/// reference that it is tested against.
+/// Decode a payload with ``init(json:)``. The tests hold it to a `JSONDecoder` reading of the same
+/// exports (target `RoomScanReference`, outside every product).
 public struct CapturedRoom: Sendable, Hashable {
     /// The room's walls.
     public var walls: [Wall]

@@ -1,6 +1,7 @@
 import Foundation
 import Rederive
 import RoomScan
+import RoomScanReference
 import Testing
 
 @Suite("Synthetic scans")

@@ -1,3 +1,5 @@
+import RoomScan
+
 /// The `JSONDecoder` reading of a payload: the reference that ``CapturedRoom/init(json:)`` is
 /// tested against. Unknown keys are ignored; absent or `null` arrays read as empty.
 extension CapturedRoom: Decodable {
