@@ -78,6 +78,7 @@ public struct DryRun: Sendable {
                 )
                 let stored = try await store.storedRows(of: plan.pipeline, recordIDs: batch.map(\.recordID))
                 for result in results {
+                    if let error = result.valueCountError(in: plan.pipeline) { throw error }
                     report.examined += 1
                     report.failures += tally.add(result, stored: stored[result.recordID])
                 }

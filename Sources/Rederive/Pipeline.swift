@@ -148,11 +148,11 @@ struct Evaluator: Sendable {
 }
 
 extension ProcessorDescriptor {
-    /// Why `values` cannot be stored in this processor's columns, or `nil` when they can.
+    /// Why `values` cannot be stored in this processor's columns, or `nil` when they can. A wrong
+    /// number of values is not this record's problem but the processor's: it passes here, and the
+    /// runner, dry run, verify and stores stop on it (``RecordResult/valueCountError(in:)``).
     func check(_ values: [DerivedValue]) -> String? {
-        guard values.count == columns.count else {
-            return "returned \(values.count) values for \(columns.count) columns"
-        }
+        guard values.count == columns.count else { return nil }
         for (value, column) in zip(values, columns) where !value.fits(column.type) {
             return "returned \(value) for \(column.type.rawValue) column \(column.name)"
         }

@@ -338,6 +338,9 @@ public struct Runner: Sendable {
                     await pause(.milliseconds(20))
                 }
             case .results(let results):
+                if let error = results.lazy.compactMap({ $0.valueCountError(in: plan.pipeline) }).first {
+                    throw error
+                }
                 let counts = try await store.commit(results, plan: plan, runID: run.runID, lease: lease)
                 shared.commit(counts)
                 log(committed: results, counts: counts, plan: plan, runID: run.runID)

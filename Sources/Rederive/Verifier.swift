@@ -111,14 +111,14 @@ public struct Verifier: Sendable {
                 while true {
                     let page = try await source.storedRecords(of: pipeline, after: cursor, limit: pageSize)
                     guard let last = page.last else { break }
-                    await check(page, pipeline: pipeline, into: &report)
+                    try await check(page, pipeline: pipeline, into: &report)
                     cursor = last.recordID
                 }
             case .sample(let count):
                 let ids = try await source.sampleRecordIDs(of: pipeline, count: count)
                 for start in stride(from: 0, to: ids.count, by: pageSize) {
                     let page = try await source.storedRecords(of: pipeline, ids: Array(ids[start..<min(start + pageSize, ids.count)]))
-                    await check(page, pipeline: pipeline, into: &report)
+                    try await check(page, pipeline: pipeline, into: &report)
                 }
             }
         }
@@ -126,21 +126,21 @@ public struct Verifier: Sendable {
     }
 
     /// Compares a page of records on `parallelism` workers; differences keep the page's order.
-    private func check(_ page: [StoredRecord], pipeline: Pipeline, into report: inout Report) async {
+    private func check(_ page: [StoredRecord], pipeline: Pipeline, into report: inout Report) async throws {
         let codec = PayloadCodec(maximumSize: maximumPayloadSize)
         let workers = min(parallelism, page.count)
-        let partial = await withTaskGroup(of: (Int, Report).self) { group in
+        let partial = try await withThrowingTaskGroup(of: (Int, Report).self) { group in
             for worker in 0..<workers {
                 group.addTask {
                     var part = Report()
                     for index in stride(from: worker, to: page.count, by: workers) {
-                        Self.compare(page[index], pipeline: pipeline, codec: codec, into: &part)
+                        try Self.compare(page[index], pipeline: pipeline, codec: codec, into: &part)
                     }
                     return (worker, part)
                 }
             }
             var parts: [(Int, Report)] = []
-            for await part in group { parts.append(part) }
+            for try await part in group { parts.append(part) }
             return parts
         }
         var differences: [Difference] = []
@@ -157,7 +157,9 @@ public struct Verifier: Sendable {
     }
 
     /// Re-derives one record and compares each processor's stored values with the derived ones.
-    static func compare(_ record: StoredRecord, pipeline: Pipeline, codec: PayloadCodec, into report: inout Report) {
+    static func compare(
+        _ record: StoredRecord, pipeline: Pipeline, codec: PayloadCodec, into report: inout Report
+    ) throws(RederiveError) {
         report.records += 1
         let processors = pipeline.processors
         let claimed = processors.indices.filter { index in
@@ -175,6 +177,7 @@ public struct Verifier: Sendable {
             pipeline: pipeline,
             codec: codec
         )
+        if let error = result.valueCountError(in: pipeline) { throw error }
         for (index, outcome) in result.outcomes {
             let processor = processors[index]
             let stamp = record.stamps[index]

@@ -6,6 +6,10 @@ import Rederive
 extension SQLiteStore {
     public func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> RunCounts {
         guard !results.isEmpty else { return RunCounts() }
+        // Values are written by position: a result with too few or too many is refused whole.
+        if let error = results.lazy.compactMap({ $0.valueCountError(in: plan.pipeline) }).first {
+            throw error
+        }
         let writer = BatchWriter(tables: PipelineTables(plan.pipeline), runID: runID, now: Timestamp.text(Date()))
         return try await write { db in
             if let lease {

@@ -102,16 +102,43 @@ struct FailureIsolationTests {
         }
     }
 
-    @Test func aProcessorReturningValuesThatDoNotFitItsColumnsFails() async throws {
+    @Test func aProcessorReturningAValueThatDoesNotFitItsColumnFailsThatRecord() async throws {
         try await withTemporaryDatabase { path in
             let wrong = Processor<Sample>(name: "wrong", version: 1, columns: [.integer("n")]) { _ in [.text("x")] }
-            let short = Processor<Sample>(name: "short", version: 1, columns: [.integer("a"), .integer("b")]) { _ in [.integer(1)] }
-            let pipeline = Pipeline(name: "items", table: "items", keyColumn: "key", decoding: Sample.self, processors: [wrong, short])
+            let pipeline = Pipeline(name: "items", table: "items", keyColumn: "key", decoding: Sample.self, processors: [wrong])
             try await prepare(pipeline, at: path)
             try insertRecords(samples(1), into: path)
             _ = try await run(pipeline, at: path)
             let messages = try await SQLiteStore(path: path).failures(of: pipeline, filter: FailureFilter()).map(\.message)
-            #expect(messages == ["returned x for INTEGER column n", "returned 1 values for 2 columns"])
+            #expect(messages == ["returned x for INTEGER column n"])
+        }
+    }
+
+    /// A wrong number of values is the processor's mistake, not the records': one error of the run,
+    /// of the dry run and of verify, and a store refuses to commit such a result.
+    @Test func aProcessorReturningTheWrongNumberOfValuesStopsTheRunOnceAndCommitsNothingOfIt() async throws {
+        try await withTemporaryDatabase { path in
+            let short = Processor<Sample>(name: "short", version: 1, columns: [.integer("a"), .integer("b")]) { _ in [.integer(1)] }
+            let pipeline = Pipeline(name: "items", table: "items", keyColumn: "key", decoding: Sample.self, processors: [short])
+            try await prepare(pipeline, at: path)
+            try insertRecords(samples(50), into: path)
+            let isValueCountError: @Sendable (any Error) -> Bool = { error in
+                guard let error = error as? RederiveError, error.code == .invalidRegistration else { return false }
+                return error.message.contains("processor short of pipeline items returned 1 value for its 2 columns (a, b)")
+            }
+            await #expect(performing: { _ = try await run(pipeline, at: path) }, throws: isValueCountError)
+            let store = try SQLiteStore(path: path)
+            #expect(try await store.failures(of: pipeline, filter: FailureFilter()).isEmpty)
+            #expect(try Inspection(path: path).count("SELECT count(*) FROM rederive_stamps") == 0)
+            #expect(try await store.runs(limit: 1).first?.status == .failed)
+
+            await #expect(performing: {
+                _ = try await DryRun(store: store, pipelines: [pipeline]).run()
+            }, throws: isValueCountError)
+            let result = RecordResult(recordID: 1, generation: 1, payloadDigest: 0, outcomes: [(0, .derived([.integer(1)]))])
+            await #expect(performing: {
+                _ = try await store.commit([result], plan: RunPlan(pipeline: pipeline), runID: 1, lease: nil)
+            }, throws: isValueCountError)
         }
     }
 }

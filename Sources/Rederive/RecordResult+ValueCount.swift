@@ -1,0 +1,23 @@
+extension RecordResult {
+    /// The error that stops a run when a processor returned a number of values other than its
+    /// columns: a mistake in the processor, not in the record, so it is reported once, as an error of
+    /// the run, rather than as a failure of every record. `nil` when every count is right.
+    public func valueCountError(in pipeline: Pipeline) -> RederiveError? {
+        for (index, outcome) in outcomes {
+            guard case .derived(let values) = outcome, index < pipeline.processors.count else { continue }
+            let processor = pipeline.processors[index]
+            guard values.count != processor.columns.count else { continue }
+            return RederiveError(
+                .invalidRegistration,
+                "processor \(processor.name) of pipeline \(pipeline.name) returned \(Self.count(values.count)) for its "
+                    + "\(processor.columns.count) columns (\(processor.columns.map(\.name).joined(separator: ", "))), "
+                    + "first on record \(recordID): derive must return one value per declared column, in their order"
+            )
+        }
+        return nil
+    }
+
+    private static func count(_ values: Int) -> String {
+        values == 1 ? "1 value" : "\(values) values"
+    }
+}
