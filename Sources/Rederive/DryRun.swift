@@ -63,6 +63,8 @@ public struct DryRun: Sendable {
         var report = DryRunReport()
         var budget = sample ?? configuration.limit
         let codec = PayloadCodec(maximumSize: configuration.maximumPayloadSize)
+        let threads = WorkerThreads(count: configuration.parallelism, name: "rederive dry run")
+        defer { threads.stop() }
         for plan in plans {
             report.pending += try await store.pendingCount(plan)
             var tally = ColumnTally(pipeline: plan.pipeline)
@@ -73,9 +75,8 @@ public struct DryRun: Sendable {
                 guard let last = batch.last else { break }
                 cursor = last.recordID
                 budget = budget.map { $0 - batch.count }
-                let results = await Runner.deriveConcurrently(
-                    batch, pipeline: plan.pipeline, codec: codec, parallelism: configuration.parallelism
-                )
+                let pipeline = plan.pipeline
+                let results = await threads.map(batch) { Runner.derive($0, pipeline: pipeline, codec: codec) }
                 let stored = try await store.storedRows(of: plan.pipeline, recordIDs: batch.map(\.recordID))
                 for result in results {
                     if let error = result.valueCountError(in: plan.pipeline) { throw error }

@@ -210,14 +210,14 @@ public struct Runner: Sendable {
         // Every worker holds one claimed batch of payloads at most: together they stay within the byte limit.
         let claimBytes = max(1, configuration.batchByteLimit / workers)
         let run = state
-        let threads = (0..<workers).map { DerivationThread(name: "rederive worker \($0)") }
-        defer { threads.forEach { $0.stop() } }
+        let threads = WorkerThreads(count: workers, name: "rederive worker")
+        defer { threads.stop() }
         let interrupted = try await withThrowingTaskGroup(of: TaskEnd.self) { group in
             for index in 0..<workers {
                 group.addTask {
                     let interrupted = try await work(
                         index, plan, lease: lease, claimSize: claimSize, claimBytes: claimBytes, shared: shared, channel: channel,
-                        thread: threads[index]
+                        thread: threads.threads[index]
                     )
                     return .worker(interrupted: interrupted)
                 }
@@ -394,37 +394,6 @@ public struct Runner: Sendable {
         }
     }
 
-    /// Inflates, decodes and derives a batch on `parallelism` workers that take records one at a time,
-    /// so a large payload does not hold up a whole share of the batch. Results keep the batch's order.
-    /// When the task is cancelled the workers stop taking records and the results end early.
-    static func deriveConcurrently(
-        _ batch: [PendingRecord], pipeline: Pipeline, codec: PayloadCodec, parallelism: Int
-    ) async -> [RecordResult] {
-        let next = WorkCursor()
-        let workers = min(parallelism, batch.count)
-        let slots = await withTaskGroup(of: [(Int, RecordResult)].self) { group in
-            for _ in 0..<workers {
-                group.addTask {
-                    var produced: [(Int, RecordResult)] = []
-                    while !Task.isCancelled {
-                        let index = next.take()
-                        guard index < batch.count else { break }
-                        produced.append((index, derive(batch[index], pipeline: pipeline, codec: codec)))
-                    }
-                    return produced
-                }
-            }
-            var slots = [RecordResult?](repeating: nil, count: batch.count)
-            for await produced in group {
-                for (index, result) in produced {
-                    slots[index] = result
-                }
-            }
-            return slots
-        }
-        return slots.compactMap { $0 }
-    }
-
     /// Everything that happens to one record between reading and committing it: inflate, decode,
     /// run its stale processors. Never throws; every problem is a failure outcome.
     public static func derive(_ record: PendingRecord, pipeline: Pipeline, codec: PayloadCodec) -> RecordResult {
@@ -453,15 +422,6 @@ public struct Runner: Sendable {
             payloadDigest: digest,
             outcomes: Array(zip(record.staleProcessors, outcomes)).map { (processor: $0.0, outcome: $0.1) }
         )
-    }
-}
-
-/// Hands out record indices to the workers of one batch.
-private final class WorkCursor: Sendable {
-    private let position = Atomic<Int>(0)
-
-    func take() -> Int {
-        position.wrappingAdd(1, ordering: .relaxed).oldValue
     }
 }
 

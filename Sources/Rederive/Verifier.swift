@@ -104,6 +104,8 @@ public struct Verifier: Sendable {
         _ = try Registry(pipelines)
         var report = Report()
         let pageSize = 500
+        let threads = WorkerThreads(count: parallelism, name: "rederive verify")
+        defer { threads.stop() }
         for pipeline in pipelines {
             switch scope {
             case .all:
@@ -111,40 +113,37 @@ public struct Verifier: Sendable {
                 while true {
                     let page = try await source.storedRecords(of: pipeline, after: cursor, limit: pageSize)
                     guard let last = page.last else { break }
-                    try await check(page, pipeline: pipeline, into: &report)
+                    try await check(page, pipeline: pipeline, threads: threads, into: &report)
                     cursor = last.recordID
                 }
             case .sample(let count):
                 let ids = try await source.sampleRecordIDs(of: pipeline, count: count)
                 for start in stride(from: 0, to: ids.count, by: pageSize) {
                     let page = try await source.storedRecords(of: pipeline, ids: Array(ids[start..<min(start + pageSize, ids.count)]))
-                    try await check(page, pipeline: pipeline, into: &report)
+                    try await check(page, pipeline: pipeline, threads: threads, into: &report)
                 }
             }
         }
         return report
     }
 
-    /// Compares a page of records on `parallelism` workers; differences keep the page's order.
-    private func check(_ page: [StoredRecord], pipeline: Pipeline, into report: inout Report) async throws {
+    /// Compares a page of records on the worker threads; differences keep the page's order.
+    private func check(
+        _ page: [StoredRecord], pipeline: Pipeline, threads: WorkerThreads, into report: inout Report
+    ) async throws {
         let codec = PayloadCodec(maximumSize: maximumPayloadSize)
-        let workers = min(parallelism, page.count)
-        let partial = try await withThrowingTaskGroup(of: (Int, Report).self) { group in
-            for worker in 0..<workers {
-                group.addTask {
-                    var part = Report()
-                    for index in stride(from: worker, to: page.count, by: workers) {
-                        try Self.compare(page[index], pipeline: pipeline, codec: codec, into: &part)
-                    }
-                    return (worker, part)
-                }
+        let partial = await threads.map(page) { record -> Result<Report, RederiveError> in
+            var part = Report()
+            do throws(RederiveError) {
+                try Self.compare(record, pipeline: pipeline, codec: codec, into: &part)
+                return .success(part)
+            } catch {
+                return .failure(error)
             }
-            var parts: [(Int, Report)] = []
-            for try await part in group { parts.append(part) }
-            return parts
         }
         var differences: [Difference] = []
-        for (_, part) in partial {
+        for outcome in partial {
+            let part = try outcome.get()
             report.records += part.records
             report.compared += part.compared
             report.notDerived += part.notDerived
