@@ -3,13 +3,21 @@ extension RecordResult {
     /// columns: a mistake in the processor, not in the record, so it is reported once, as an error of
     /// the run, rather than as a failure of every record. `nil` when every count is right.
     public func valueCountError(in pipeline: Pipeline) -> RederiveError? {
+        pipeline.valueCountError(in: outcomes, recordID: recordID)
+    }
+}
+
+extension Pipeline {
+    /// The error of ``RecordResult/valueCountError(in:)`` for one record's outcomes.
+    func valueCountError(in outcomes: [(processor: Int, outcome: ProcessorOutcome)], recordID: Int64) -> RederiveError? {
+        let pipeline = self
         for (index, outcome) in outcomes {
             guard case .derived(let values) = outcome, index < pipeline.processors.count else { continue }
             let processor = pipeline.processors[index]
             guard values.count != processor.columns.count else { continue }
             return RederiveError(
                 .invalidRegistration,
-                "processor \(processor.name) of pipeline \(pipeline.name) returned \(Self.count(values.count)) for its "
+                "processor \(processor.name) of pipeline \(pipeline.name) returned \(count(values.count)) for its "
                     + "\(processor.columns.count) columns (\(processor.columns.map(\.name).joined(separator: ", "))), "
                     + "first on record \(recordID): derive must return one value per declared column, in their order"
             )
@@ -17,7 +25,7 @@ extension RecordResult {
         return nil
     }
 
-    private static func count(_ values: Int) -> String {
+    private func count(_ values: Int) -> String {
         values == 1 ? "1 value" : "\(values) values"
     }
 }

@@ -74,7 +74,7 @@ public struct Runner: Sendable {
             throw CancellationError()
         }
         do {
-            let summary = try await withLease(lease) { try await derive(plans, lease: lease) }
+            let summary = try await withLease(lease) { try await deriveStale(plans, lease: lease) }
             try await store.releaseLease(lease)
             return summary
         } catch {
@@ -131,7 +131,7 @@ public struct Runner: Sendable {
         }
     }
 
-    private func derive(_ plans: [RunPlan], lease: WorkerLease) async throws -> RunSummary {
+    private func deriveStale(_ plans: [RunPlan], lease: WorkerLease) async throws -> RunSummary {
         var pendingByPlan: [Int] = []
         for plan in plans {
             pendingByPlan.append(try await store.pendingCount(plan))
@@ -158,7 +158,7 @@ public struct Runner: Sendable {
             // A pipeline with nothing pending is not scanned at all: a run with nothing stale costs
             // only the index counts above.
             for (plan, pending) in zip(plans, pendingByPlan) where pending > 0 && !shared.isExhausted {
-                try await derive(plan, lease: lease, shared: shared, state: &state)
+                try await derivePipeline(plan, lease: lease, shared: shared, state: &state)
                 if state.interrupted { break }
             }
             status = state.interrupted ? .interrupted : .completed
@@ -202,7 +202,7 @@ public struct Runner: Sendable {
 
     /// Derives one pipeline's pending records: `parallelism` workers claim, read and derive; the writer
     /// commits what they send.
-    private func derive(_ plan: RunPlan, lease: WorkerLease, shared: SharedWork, state: inout RunState) async throws {
+    private func derivePipeline(_ plan: RunPlan, lease: WorkerLease, shared: SharedWork, state: inout RunState) async throws {
         let batchSize = configuration.maximumRate.map { max(1, min(configuration.batchSize, Int($0))) } ?? configuration.batchSize
         let workers = configuration.parallelism
         let channel = ResultChannel(capacity: 2 * batchSize)
@@ -304,7 +304,7 @@ public struct Runner: Sendable {
                 await deriver.derive(record, pipeline: plan.pipeline, maximumPayloadSize: configuration.maximumPayloadSize, worker: index)
             } else {
                 await thread.run(grace: configuration.recordTimeout ?? .seconds(10)) {
-                    Self.derive(record, pipeline: plan.pipeline, codec: codec)
+                    RecordResult(deriving: record, pipeline: plan.pipeline, codec: codec)
                 }
             }
             // Abandoned when the run was cancelled: the record stays stale, and overdue if it hangs.
@@ -392,36 +392,6 @@ public struct Runner: Sendable {
         } catch is CancellationError {
             return false
         }
-    }
-
-    /// Everything that happens to one record between reading and committing it: inflate, decode,
-    /// run its stale processors. Never throws; every problem is a failure outcome.
-    public static func derive(_ record: PendingRecord, pipeline: Pipeline, codec: PayloadCodec) -> RecordResult {
-        func failingAll(_ kind: FailureKind, _ message: String, digest: Int64) -> RecordResult {
-            RecordResult(
-                recordID: record.recordID,
-                generation: record.generation,
-                payloadDigest: digest,
-                outcomes: record.staleProcessors.map { ($0, .failed(kind, message)) }
-            )
-        }
-        guard let payload = record.payload else {
-            return failingAll(.decompression, "payload is NULL", digest: 0)
-        }
-        let digest = PayloadCodec.digest(payload)
-        let json: [UInt8]
-        do {
-            json = try codec.decode(payload)
-        } catch {
-            return failingAll(.decompression, error.message, digest: digest)
-        }
-        let outcomes = pipeline.evaluate(json: json, selection: record.staleProcessors)
-        return RecordResult(
-            recordID: record.recordID,
-            generation: record.generation,
-            payloadDigest: digest,
-            outcomes: Array(zip(record.staleProcessors, outcomes)).map { (processor: $0.0, outcome: $0.1) }
-        )
     }
 }
 

@@ -171,13 +171,10 @@ public struct Verifier: Sendable {
         report.notDerived += processors.count - claimed.count
         guard !claimed.isEmpty else { return }
         report.compared += claimed.count
-        let result = Runner.derive(
-            PendingRecord(recordID: record.recordID, payload: record.payload, generation: 0, staleProcessors: claimed),
-            pipeline: pipeline,
-            codec: codec
-        )
-        if let error = result.valueCountError(in: pipeline) { throw error }
-        for (index, outcome) in result.outcomes {
+        let derived = pipeline.derive(payload: record.payload, selection: claimed, codec: codec)
+        let outcomes = zip(claimed, derived).map { (processor: $0, outcome: $1) }
+        if let error = pipeline.valueCountError(in: outcomes, recordID: record.recordID) { throw error }
+        for (index, outcome) in outcomes {
             let processor = processors[index]
             let stamp = record.stamps[index]
             let upToDate = stamp?.current == true && stamp?.version == processor.version
