@@ -1,9 +1,12 @@
 // rederive-floor: the benchmark's helper executable (not part of the product).
 //
-//   rederive-floor inflate DB THREADS [LIBRARY]  the floor: read every payload of room_scans and only
+//   rederive-floor inflate DB THREADS [LIBRARY] [fresh]
+//                                                the floor: read every payload of room_scans and only
 //                                                inflate it with RederiveCodec, on THREADS threads, each
 //                                                reading its own id range on its own connection; LIBRARY
-//                                                is libdeflate (the default where it loads) or zlib
+//                                                is libdeflate (the default where it loads) or zlib;
+//                                                `fresh` gives every payload a codec of its own, as
+//                                                before workers reused their decompressor and buffer
 //   rederive-floor prepare DB LAYOUT             create the RoomScan schema in LAYOUT (inline|companion)
 //   rederive-floor run DB LAYOUT PARALLEL        rederive's Runner with RoomScan.pipeline(layout: LAYOUT)
 //   rederive-floor invalidate DB LAYOUT NAME     mark every record stale for processor NAME
@@ -34,7 +37,7 @@ func pipeline(_ layout: String) -> Pipeline {
 }
 
 /// Reads and inflates every payload; returns (records, compressed bytes, inflated bytes, failures).
-func inflateAll(path: String, threads: Int, library: InflateLibrary) throws -> (Int, Int, Int, Int) {
+func inflateAll(path: String, threads: Int, library: InflateLibrary, fresh: Bool) throws -> (Int, Int, Int, Int) {
     var readOnly = Configuration()
     readOnly.readonly = true
     let configuration = readOnly
@@ -50,7 +53,7 @@ func inflateAll(path: String, threads: Int, library: InflateLibrary) throws -> (
     DispatchQueue.concurrentPerform(iterations: threads) { part in
         let from = low + span * Int64(part) / Int64(threads)
         let to = low + span * Int64(part + 1) / Int64(threads)
-        let codec = PayloadCodec(library: library)
+        let kept = PayloadCodec(library: library)
         var records = 0, compressed = 0, inflated = 0, failed = 0
         do {
             let queue = try DatabaseQueue(path: path, configuration: configuration)
@@ -63,6 +66,7 @@ func inflateAll(path: String, threads: Int, library: InflateLibrary) throws -> (
                     records += 1
                     compressed += bytes.count
                     do {
+                        let codec = fresh ? PayloadCodec(library: library) : kept
                         inflated += try codec.decode(bytes).count
                     } catch {
                         failed += 1
@@ -125,11 +129,12 @@ case "inflate":
     let library = rest.count > 2 ? InflateLibrary(rawValue: rest[2]) : .preferred
     guard let library else { fail("LIBRARY must be libdeflate or zlib") }
     if library == .libdeflate, LibDeflate.loaded == nil { fail("libdeflate is not available: \(LibDeflate.availability)") }
-    let (records, compressed, inflated, failed) = try inflateAll(path: rest[0], threads: threads, library: library)
+    let fresh = rest.count > 3 && rest[3] == "fresh"
+    let (records, compressed, inflated, failed) = try inflateAll(path: rest[0], threads: threads, library: library, fresh: fresh)
     let seconds = (clock.now - start) / .seconds(1)
     print(String(format: "inflated %d records (%.1f MB -> %.1f MB, %d failed) in %.3f s: %.0f records/s",
                  records, Double(compressed) / 1e6, Double(inflated) / 1e6, failed, seconds, Double(records) / seconds)
-        + " with \(library.rawValue)")
+        + " with \(library.rawValue)\(fresh ? ", a fresh codec per payload" : "")")
 case "prepare":
     let store = try SQLiteStore(path: rest[0])
     try await store.prepare(pipeline(rest[1]))

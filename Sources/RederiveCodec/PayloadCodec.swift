@@ -27,6 +27,10 @@ public struct PayloadCodec: Sendable {
     /// The library that inflates: libdeflate when it loaded, unless a test chose zlib.
     package var library: InflateLibrary
 
+    /// The decompressor and output buffer reused from one payload to the next: give each worker a
+    /// codec of its own and it allocates neither per payload.
+    private let scratch = InflateScratch()
+
     /// Creates a codec that refuses payloads decoding to more than `maximumSize` bytes.
     public init(maximumSize: Int = PayloadCodec.defaultMaximumSize) {
         self.init(maximumSize: maximumSize, library: .preferred)
@@ -94,7 +98,9 @@ public struct PayloadCodec: Sendable {
 
     private func inflate(_ bytes: [UInt8], as format: PayloadFormat, work: inout InflationWork) throws(PayloadError) -> [UInt8] {
         if library == .libdeflate, let libdeflate = LibDeflate.loaded,
-           let inflated = try WholeBufferInflater.inflate(bytes, format: format, maximumSize: maximumSize, with: libdeflate, work: &work) {
+           let inflated = try WholeBufferInflater.inflate(
+               bytes, format: format, maximumSize: maximumSize, with: libdeflate, work: &work, scratch: scratch
+           ) {
             return inflated
         }
         // zlib's streaming inflate, for what libdeflate cannot settle: it names the problem exactly.
