@@ -66,6 +66,9 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = database.environment.console
+        if safety.backup {
+            try database.requireSQLite(for: "run --backup", alternative: "back up PostgreSQL with pg_dump")
+        }
         try await safety.backUpIfAsked(database.databasePath, console: console)
         var configuration = Runner.Configuration(
             parallelism: parallel,
@@ -105,7 +108,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         if summary.counts.failed > 0, progress != .json {
             let command = [database.environment.invocation, "failures", "--run", String(summary.runID)]
-                + (database.path.map { ["--db", Invocation.quoted($0)] } ?? [])
+                + (database.path.map { _ in ["--db", Invocation.quoted(database.databaseName)] } ?? [])
             console.line("\(Format.count(summary.counts.failed)) records failed; list them with `\(command.joined(separator: " "))`.")
         }
         if summary.status == .interrupted {
