@@ -1,4 +1,5 @@
 #if PostgreSQL
+import Foundation
 import PostgresNIO
 import Rederive
 

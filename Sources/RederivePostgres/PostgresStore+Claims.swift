@@ -1,6 +1,7 @@
 #if PostgreSQL
 import Foundation
 import PostgresNIO
+import Synchronization
 import Rederive
 
 /// Claiming batches of stale records, shared by every worker process of every host.

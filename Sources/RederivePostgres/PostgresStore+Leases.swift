@@ -1,6 +1,7 @@
 #if PostgreSQL
 import Foundation
 import PostgresNIO
+import Synchronization
 import Rederive
 
 /// Every worker process takes a lease of its own: many run at once, each claiming its own records.
@@ -15,7 +16,7 @@ extension PostgresStore {
                 \(statement.bind(worker.processID)), now(), now(), now() + make_interval(secs => \(statement.bind(duration.secondsValue))))
             """
         let logger = self.logger
-        try await withConnection("take a lease on") { connection in
+        _ = try await withConnection("take a lease on") { connection in
             try await connection.run(statement, logger: logger)
         }
         return .acquired(WorkerLease(worker: worker, token: token, duration: duration))
@@ -41,6 +42,7 @@ extension PostgresStore {
             var delete = SQLStatement()
             delete.sql = "DELETE FROM rederive_leases WHERE token = \(delete.bind(lease.token))"
             try await connection.run(delete, logger: logger)
+            try await Self.reapExpiredLeases(connection, logger)
         }
     }
 

@@ -25,7 +25,7 @@ extension PostgresStore {
             UPDATE rederive_runs SET ended_at = now(), status = \(statement.bind(status.rawValue)) WHERE id = \(statement.bind(runID))
             """
         let logger = self.logger
-        try await withConnection("record a run in") { connection in
+        _ = try await withConnection("record a run in") { connection in
             try await connection.run(statement, logger: logger)
         }
     }

@@ -1,6 +1,7 @@
 #if PostgreSQL
 import Foundation
 import PostgresNIO
+import Synchronization
 import Rederive
 
 /// Finding and counting stale records: indexes only, payloads are never read.
