@@ -24,6 +24,7 @@ extension PostgresStore {
                 claimCursors.withLock { $0[key] = last.recordID }
                 return outcome.records
             }
+            if outcome.retry { continue }
             if cursor != nil {
                 claimCursors.withLock { $0[key] = nil }
                 continue
@@ -41,6 +42,8 @@ extension PostgresStore {
         var records: [PendingRecord] = []
         /// Whether other workers hold claims on this pipeline's records, when nothing was claimed.
         var heldByOthers = false
+        /// Whether every record picked had been derived meanwhile and was given back: claim again.
+        var retry = false
     }
 
     /// One claiming transaction: renews the lease, reaps expired ones, marks up to `limit` records,
@@ -68,21 +71,45 @@ extension PostgresStore {
             )
             UPDATE rederive_records r SET claimed_by = \(token) FROM picked
             WHERE r.source = \(source) AND r.record_id = picked.record_id
-            RETURNING r.record_id, r.generation, \(flagNames.map { "picked.\($0)" }.joined(separator: ", "))
+            RETURNING r.record_id
             """
         let outcome = try await transaction("claim records in") { connection in
             guard try await Self.renew(lease, connection, logger) else { throw self.leaseLost(lease) }
             try await Self.reapExpiredLeases(connection, logger)
-            let picked = try await connection.run(pick, logger: logger).collect { row in
+            let locked = try await connection.run(pick, logger: logger).collect { row in
+                try row.makeRandomAccess()[0].decode(Int64.self)
+            }
+            guard !locked.isEmpty else {
+                return ClaimOutcome(heldByOthers: try await Self.othersHoldClaims(plan, lease, connection, logger))
+            }
+            // Look again with a fresh snapshot: a commit by another worker that ended while this claim
+            // waited for a record's lock is visible only now (PostgreSQL rechecks a locked row, not
+            // the stamps joined to it). Records that are no longer stale are given back below.
+            var recheck = SQLStatement()
+            let fresh = Self.staleCondition(plan, &recheck)
+            recheck.sql = """
+                SELECT r.record_id, r.generation, \(fresh.flags.joined(separator: ", "))
+                FROM rederive_records r
+                LEFT JOIN rederive_stamps s ON s.pipeline = \(fresh.pipeline) AND s.record_id = r.record_id
+                WHERE r.source = \(recheck.bind(plan.pipeline.table)) AND r.record_id = ANY(\(recheck.bind(locked)))
+                """
+            let checked = try await connection.run(recheck, logger: logger).collect { row in
                 let cells = row.makeRandomAccess()
                 let staleProcessors = try plan.selection.indices.compactMap { position -> Int? in
                     try cells[2 + position].decode(Bool.self) ? plan.selection[position] : nil
                 }
                 return (id: try cells[0].decode(Int64.self), generation: try cells[1].decode(Int64.self), stale: staleProcessors)
             }.sorted { $0.id < $1.id }
-            guard !picked.isEmpty else {
-                return ClaimOutcome(heldByOthers: try await Self.othersHoldClaims(plan, lease, connection, logger))
+            let picked = checked.filter { !$0.stale.isEmpty }
+            if picked.count < checked.count {
+                var giveBack = SQLStatement()
+                giveBack.sql = """
+                    UPDATE rederive_records SET claimed_by = NULL WHERE source = \(giveBack.bind(plan.pipeline.table))
+                    AND record_id = ANY(\(giveBack.bind(checked.filter { $0.stale.isEmpty }.map(\.id))))
+                    """
+                try await connection.run(giveBack, logger: logger)
             }
+            guard !picked.isEmpty else { return ClaimOutcome(retry: true) }
             // The records stay locked until this transaction ends, so a payload written meanwhile
             // waits for it: each payload read here belongs to the generation just returned.
             var read = SQLStatement()

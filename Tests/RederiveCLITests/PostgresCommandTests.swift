@@ -3,6 +3,8 @@ import Foundation
 import GRDB
 import Glibc
 import Rederive
+import RederiveCLI
+import RederiveCodec
 import RederivePostgres
 import RoomScan
 import Testing

@@ -1,6 +1,7 @@
 #if PostgreSQL
 import Foundation
 import Glibc
+import RederiveCLI
 import Testing
 
 /// A throwaway PostgreSQL 15 cluster for the tests: `initdb` and `pg_ctl` on a temporary directory and
@@ -112,20 +113,18 @@ final class PostgresServer: Sendable {
     /// with what it wrote.
     @discardableResult
     static func run(_ arguments: [String], asServer: Bool) throws -> String {
-        let process = Process()
         let command = asServer ? ["/usr/sbin/runuser", "-u", "postgres", "--"] + arguments : arguments
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
-        process.currentDirectoryURL = URL(fileURLWithPath: "/tmp")
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0 else {
-            throw ServerError("\(arguments.first ?? "") failed (\(process.terminationStatus)): \(text)")
+        // A file, not a pipe: the server started by pg_ctl would hold a pipe open for as long as it runs.
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("rederive-pg-\(UUID().uuidString).log").path
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        let input = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        let output = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        defer { _ = close(input); _ = close(output) }
+        let child = try ChildProcess(executable: command[0], arguments: Array(command.dropFirst()), input: input, output: output, error: output)
+        let ending = child.wait()
+        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        guard case .exited(0) = ending else {
+            throw ServerError("\(arguments.first ?? "") failed (\(ending)): \(text)")
         }
         return text
     }
