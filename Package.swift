@@ -1,6 +1,10 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
+/// `swift build --traits PostgreSQL` adds the PostgreSQL store. It is a trait because PostgresNIO brings
+/// SwiftNIO and NIOSSL (BoringSSL), which more than double a first build (README, "Running on PostgreSQL").
+let postgreSQL: Set<String> = ["PostgreSQL"]
+
 let package = Package(
     name: "rederive",
     products: [
@@ -10,10 +14,14 @@ let package = Package(
         .library(name: "RoomScan", targets: ["RoomScan"]),
         .executable(name: "rederive", targets: ["rederive"]),
     ],
+    traits: [
+        .trait(name: "PostgreSQL", description: "The PostgreSQL store (RederivePostgres, on PostgresNIO)."),
+    ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
         // `swift package generate-documentation --target Rederive` builds the DocC catalog; nothing links it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -47,12 +55,23 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The PostgreSQL store, for many workers on many hosts; its sources are empty without the trait.
+        .target(
+            name: "RederivePostgres",
+            dependencies: [
+                "Rederive",
+                "RederiveCodec",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: postgreSQL)),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Every subcommand, reusable by an app's own executable with its own pipelines.
         .target(
             name: "RederiveCLI",
             dependencies: [
                 "Rederive",
                 "RederiveSQLite",
+                .target(name: "RederivePostgres", condition: .when(traits: postgreSQL)),
                 "RederiveCodec",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -115,6 +134,7 @@ let package = Package(
             name: "RederiveCLITests",
             dependencies: [
                 "RederiveCLI",
+                .target(name: "RederivePostgres", condition: .when(traits: postgreSQL)),
                 "RoomScan",
                 "Rederive",
                 "RederiveSQLite",

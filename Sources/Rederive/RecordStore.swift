@@ -5,6 +5,8 @@
 /// payloads on their own; one writer commits results fenced by the lease. A store decides how claims
 /// are handed out: the SQLite store hands them out in-process and lets one process derive at a time,
 /// a store shared by many hosts claims batches in the database with leases that expire.
+///
+/// What reports and administration read and change is ``StoreReporting``, apart from what a runner needs.
 public protocol RecordStore: Sendable {
     /// Makes the database ready for a pipeline: bookkeeping, missing output columns (added with their
     /// defaults), change tracking. Cheap when nothing is missing.
@@ -45,17 +47,4 @@ public protocol RecordStore: Sendable {
     /// lease, nothing is stored unless the lease is still this process's: a commit after the lease was
     /// lost throws ``RederiveError/Code/leaseLost``.
     func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> RunCounts
-
-    /// Per-processor counts of up-to-date, stale and failed records.
-    func status(of pipeline: Pipeline) async throws -> [ProcessorStatus]
-
-    /// Current failures, oldest record first.
-    func failures(of pipeline: Pipeline, filter: FailureFilter) async throws -> [RecordFailure]
-
-    /// Marks records stale for the given processors (all of the pipeline's when nil), for all records
-    /// or those with the given keys. Returns how many records were marked.
-    func invalidate(_ pipeline: Pipeline, processors: [String]?, keys: [String]?) async throws -> Int
-
-    /// Recorded runs, newest first.
-    func runs(limit: Int?) async throws -> [RunHistoryEntry]
 }

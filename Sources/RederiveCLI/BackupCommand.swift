@@ -21,6 +21,7 @@ struct BackupCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = database.environment.console
+        try database.requireSQLite(for: "backup", alternative: "back up PostgreSQL with pg_dump")
         let report = try await DatabaseBackup.create(of: database.databasePath, to: to, replacing: force)
         console.line("backed up \(database.databasePath) to \(report.path) (verified: \(BackupCommand.describe(report.tables)))")
     }

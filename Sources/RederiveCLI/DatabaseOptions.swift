@@ -2,13 +2,16 @@ import ArgumentParser
 import Foundation
 import Rederive
 import RederiveSQLite
+#if PostgreSQL
+import RederivePostgres
+#endif
 
 /// `--db` and `--pipeline`, shared by every subcommand.
 struct DatabaseOptions: ParsableArguments {
     @Option(name: .customLong("db"), help: ArgumentHelp(
-        "The SQLite database file.",
-        discussion: "Defaults to $REDERIVE_DB, or ./rederive.sqlite.",
-        valueName: "path"
+        "The SQLite database file, or a PostgreSQL URL (postgres://user@host:port/database?sslmode=require).",
+        discussion: "Defaults to $REDERIVE_DB, or ./rederive.sqlite. A PostgreSQL password comes from $PGPASSWORD or ~/.pgpass.",
+        valueName: "path-or-url"
     ))
     var path: String?
 
@@ -49,29 +52,98 @@ struct DatabaseOptions: ParsableArguments {
         return only
     }
 
+    /// Whether ``databasePath`` names a PostgreSQL database rather than a SQLite file.
+    var isPostgres: Bool {
+        let lowered = databasePath.lowercased()
+        return lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://")
+    }
+
+    /// The database as messages name it: the path, or the URL without its password.
+    var databaseName: String {
+        guard isPostgres else { return databasePath }
+        #if PostgreSQL
+        return (try? PostgresLocation(url: databasePath, environment: environment.variables).description)
+            ?? PostgresSQLRedaction.redacted(databasePath)
+        #else
+        return PostgresSQLRedaction.redacted(databasePath)
+        #endif
+    }
+
     /// Opens a database that must already exist, and prepares the pipelines the command acts on: for
     /// commands that read or change what is there, a mistyped path is an error rather than a new,
     /// empty database left behind.
-    func openExistingStore() async throws -> SQLiteStore {
+    func openExistingStore() async throws -> any CommandStore {
         _ = try pipelines()  // an unknown pipeline name is reported first, like any other bad argument
         try requireExistingDatabase()
         return try await openStore()
     }
 
-    /// Throws unless a file is at ``databasePath``.
+    /// Throws unless a file is at ``databasePath``; a server database is checked by connecting to it.
     func requireExistingDatabase() throws {
+        guard !isPostgres else { return }
         guard FileManager.default.fileExists(atPath: databasePath) else {
             throw RederiveError(.file, "no database at \(databasePath) (create one with rederive import or rederive generate)")
         }
     }
 
-    /// Opens the database, creating it when missing, and prepares the pipelines the command acts on.
-    /// For commands that write records or runs.
-    func openStore() async throws -> SQLiteStore {
-        let store = try SQLiteStore(path: databasePath, busyTimeout: busyTimeout)
+    /// Opens the database, SQLite or PostgreSQL by ``databasePath``, creating it when missing, and
+    /// prepares the pipelines the command acts on. For commands that write records or runs.
+    func openStore() async throws -> any CommandStore {
+        let store = try await openUnprepared()
         for pipeline in try pipelines() {
             try await store.prepare(pipeline)
         }
         return store
+    }
+
+    /// Opens the database without preparing any pipeline.
+    func openUnprepared() async throws -> any CommandStore {
+        guard isPostgres else {
+            return try SQLiteStore(path: databasePath, busyTimeout: busyTimeout)
+        }
+        #if PostgreSQL
+        return try await PostgresStore(location: PostgresLocation(url: databasePath, environment: environment.variables))
+        #else
+        throw RederiveError(
+            .invalidArgument,
+            "this rederive was built without PostgreSQL support; build it with `swift build --traits PostgreSQL` to use \(databaseName)"
+        )
+        #endif
+    }
+
+    /// The existing SQLite database, prepared for the pipelines, for the commands only SQLite provides.
+    func openExistingSQLiteStore() async throws -> SQLiteStore {
+        _ = try pipelines()
+        try requireExistingDatabase()
+        let store = try openSQLiteStore(for: "this command")
+        for pipeline in try pipelines() {
+            try await store.prepare(pipeline)
+        }
+        return store
+    }
+
+    /// The SQLite store, for the commands only SQLite provides; one line saying so for a PostgreSQL URL.
+    func openSQLiteStore(for command: String, alternative: String? = nil) throws -> SQLiteStore {
+        try requireSQLite(for: command, alternative: alternative)
+        return try SQLiteStore(path: databasePath, busyTimeout: busyTimeout)
+    }
+
+    /// Throws, in one line, when ``databasePath`` is not a SQLite file.
+    func requireSQLite(for command: String, alternative: String? = nil) throws {
+        guard isPostgres else { return }
+        throw RederiveError(
+            .invalidArgument,
+            "rederive \(command) works on SQLite databases only, not on \(databaseName)" + (alternative.map { "; \($0)" } ?? "")
+        )
+    }
+}
+
+/// A PostgreSQL URL with its password hidden, for messages about URLs that are not parsed.
+enum PostgresSQLRedaction {
+    static func redacted(_ url: String) -> String {
+        guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].lastIndex(of: "@") else { return url }
+        let credentials = url[scheme.upperBound..<at]
+        guard let colon = credentials.firstIndex(of: ":") else { return url }
+        return String(url[..<colon]) + ":***" + String(url[at...])
     }
 }

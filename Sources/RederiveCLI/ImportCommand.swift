@@ -49,7 +49,7 @@ struct ImportCommand: AsyncParsableCommand {
             payloads.append((key, PayloadCodec.encode(bytes)))
         }
         let store = try await database.openStore()
-        let counts = try await store.importPayloads(payloads, into: pipeline)
+        let counts = try await store.writePayloads(payloads, into: pipeline)
         console.line(
             "imported \(files.count - skipped) of \(files.count) files into \(pipeline.table): "
                 + "\(counts.inserted) new, \(counts.replaced) replaced, \(counts.unchanged) unchanged"

@@ -45,6 +45,7 @@ struct MigrateCommand: AsyncParsableCommand {
             console.line("no schema migrations are registered")
             return
         }
+        try database.requireSQLite(for: "migrate")
         if backup, FileManager.default.fileExists(atPath: database.databasePath) {
             let report = try await BackupRotation(database: database.databasePath, keep: keepBackups).backUp()
             console.errorLine("backed up to \(report.path)")

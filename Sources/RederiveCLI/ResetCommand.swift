@@ -22,10 +22,11 @@ struct ResetCommand: AsyncParsableCommand {
         guard yes else {
             throw RederiveError(
                 .invalidArgument,
-                "reset clears every stamp, failure and derived value of \(pipelines.map(\.table).joined(separator: ", ")) in \(database.databasePath); pass --yes to do it"
+                "reset clears every stamp, failure and derived value of \(pipelines.map(\.table).joined(separator: ", ")) in \(database.databaseName); pass --yes to do it"
             )
         }
-        let store = try await database.openExistingStore()
+        try database.requireSQLite(for: "reset")
+        let store = try await database.openExistingSQLiteStore()
         for pipeline in pipelines {
             let records = try await store.reset(pipeline)
             console.line("reset \(Format.count(records)) records of \(pipeline.table): derived values back to their defaults, payloads untouched")

@@ -53,6 +53,13 @@ struct RunCommand: AsyncParsableCommand {
     ))
     var timeout: Double?
 
+    @Option(help: ArgumentHelp(
+        "How long this worker's lease lasts without a heartbeat.",
+        discussion: "On PostgreSQL, the records of a worker that is killed or cut off are taken over by the others this long after its last heartbeat.",
+        valueName: "seconds"
+    ))
+    var leaseDuration: Double = 15
+
     @OptionGroup var safety: RunSafetyOptions
 
     @OptionGroup var logging: LoggingOptions
@@ -64,10 +71,14 @@ struct RunCommand: AsyncParsableCommand {
         if let maxRate, !(maxRate > 0) { throw ValidationError("--max-rate must be positive") }
         if maxPayloadSize < 1 { throw ValidationError("--max-payload-size must be at least 1 MiB") }
         if let timeout, !(timeout > 0 && timeout.isFinite) { throw ValidationError("--timeout must be a positive number of seconds") }
+        if !(leaseDuration >= 1 && leaseDuration.isFinite) { throw ValidationError("--lease-duration must be at least 1 second") }
     }
 
     func run() async throws {
         let console = database.environment.console
+        if safety.backup {
+            try database.requireSQLite(for: "run --backup", alternative: "back up PostgreSQL with pg_dump")
+        }
         try await safety.backUpIfAsked(database.databasePath, console: console)
         var configuration = Runner.Configuration(
             parallelism: parallel,
@@ -79,6 +90,7 @@ struct RunCommand: AsyncParsableCommand {
             maximumRate: maxRate
         )
         configuration.recordTimeout = timeout.map { .milliseconds(Int64($0 * 1000)) }
+        configuration.leaseDuration = .milliseconds(Int64(leaseDuration * 1000))
         if safety.dryRun {
             return try await safety.preview(database, configuration: configuration, console: console)
         }
@@ -111,7 +123,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         if summary.counts.failed > 0, progress != .json {
             let command = [database.environment.invocation, "failures", "--run", String(summary.runID)]
-                + (database.path.map { ["--db", Invocation.quoted($0)] } ?? [])
+                + (database.path.map { _ in ["--db", Invocation.quoted(database.databaseName)] } ?? [])
             console.line("\(Format.count(summary.counts.failed)) records failed; list them with `\(command.joined(separator: " "))`.")
         }
         if summary.status == .interrupted {

@@ -30,6 +30,8 @@ struct StatusCommand: AsyncParsableCommand {
             records += status.first?.records ?? 0
             statuses += status
         }
+        let workers = try await store.liveWorkers()
+        let now = Date()
         switch format {
         case .json:
             try console.json([
@@ -40,9 +42,15 @@ struct StatusCommand: AsyncParsableCommand {
                         "upToDate": status.upToDate, "stale": status.stale, "failed": status.failed,
                     ] as [String: Any]
                 },
+                "workers": workers.map { worker in
+                    [
+                        "host": worker.worker.host, "pid": Int(worker.worker.processID), "claimed": worker.claimed,
+                        "done": worker.done, "lastHeartbeat": ISO8601DateFormatter().string(from: worker.lastHeartbeat),
+                    ] as [String: Any]
+                },
             ] as [String: Any])
         case .table, .csv:
-            console.line("\(database.databasePath): \(Format.count(records)) records")
+            console.line("\(database.databaseName): \(Format.count(records)) records")
             console.line(Format.table(
                 ["pipeline", "processor", "version", "up to date", "stale", "failed"],
                 statuses.map {
@@ -50,6 +58,17 @@ struct StatusCommand: AsyncParsableCommand {
                 },
                 numeric: [2, 3, 4, 5]
             ))
+            if !workers.isEmpty {
+                console.line("\(workers.count) workers deriving now:")
+                console.line(Format.table(
+                    ["host", "pid", "claimed", "done", "last heartbeat"],
+                    workers.map {
+                        [$0.worker.host, String($0.worker.processID), Format.count($0.claimed), Format.count($0.done),
+                         "\(Format.seconds(max(0, now.timeIntervalSince($0.lastHeartbeat)))) ago"]
+                    },
+                    numeric: [1, 2, 3]
+                ))
+            }
         }
     }
 }

@@ -47,7 +47,7 @@ struct SyntheticCorpus {
     }
 
     /// Makes `count` records on all cores and writes them in transactions of a few hundred.
-    func write(count: Int, to store: SQLiteStore, progress: (Int) -> Void = { _ in }) async throws -> Outcome {
+    func write(count: Int, to store: any CommandStore, progress: (Int) -> Void = { _ in }) async throws -> Outcome {
         var outcome = Outcome()
         let chunk = 256
         var start = 0
@@ -64,7 +64,7 @@ struct SyntheticCorpus {
             for (_, _, defect) in made {
                 if let defect { outcome.broken[defect, default: 0] += 1 }
             }
-            let counts = try await store.importPayloads(made.map { (key($0.0), $0.1) }, into: pipeline)
+            let counts = try await store.writePayloads(made.map { (key($0.0), $0.1) }, into: pipeline)
             outcome.counts.inserted += counts.inserted
             outcome.counts.replaced += counts.replaced
             outcome.counts.unchanged += counts.unchanged

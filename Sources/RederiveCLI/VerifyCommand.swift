@@ -44,7 +44,8 @@ struct VerifyCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = database.environment.console
-        let store = try await database.openExistingStore()
+        try database.requireSQLite(for: "verify")
+        let store = try await database.openExistingSQLiteStore()
         let verifier = Verifier(
             source: store,
             pipelines: try database.pipelines(),

@@ -7,7 +7,9 @@ import RoomScan
 /// Runs `rederive` command lines in-process against one temporary database and keeps their output.
 struct CommandHarness {
     let directory: URL
-    var databasePath: String { directory.appendingPathComponent("rederive.sqlite").path }
+    /// A PostgreSQL URL the commands act on instead of the SQLite file in ``directory``.
+    var serverDatabase: String?
+    var databasePath: String { serverDatabase ?? directory.appendingPathComponent("rederive.sqlite").path }
 
     /// The outcome of one command line.
     struct Outcome {
@@ -16,12 +18,12 @@ struct CommandHarness {
         let errors: String
     }
 
-    static func withHarness<T>(_ body: (CommandHarness) async throws -> T) async throws -> T {
+    static func withHarness<T>(serverDatabase: String? = nil, _ body: (CommandHarness) async throws -> T) async throws -> T {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("rederive-cli-tests-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        return try await body(CommandHarness(directory: directory))
+        return try await body(CommandHarness(directory: directory, serverDatabase: serverDatabase))
     }
 
     static let samples = SampleSource(

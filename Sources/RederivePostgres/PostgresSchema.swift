@@ -1,0 +1,133 @@
+#if PostgreSQL
+import PostgresNIO
+import Rederive
+
+/// rederive's tables on PostgreSQL, and what a record costs in them.
+///
+/// - `rederive_records`: per record of a pipeline's table, the **generation** of its payload (from the
+///   sequence `rederive_generations`, renewed by a PL/pgSQL trigger whoever writes the payload) and
+///   `claimed_by`, the lease token of the worker deriving it now (NULL when unclaimed).
+/// - `rederive_stamps`: **one row per record and pipeline**; `processors` is a JSON object holding,
+///   per processor, the version, generation, payload digest and run that produced the stored values,
+///   and `current` (cleared by the trigger and by invalidation). Counting up-to-date records is a GIN
+///   containment query (`processors @> '{"name": {"version": 2, "current": true}}'`).
+/// - `rederive_failures`: per record, pipeline and processor that failed, as on SQLite; rows exist only
+///   for failures.
+/// - `rederive_runs`: every run, whose counts each commit adds to, so a run killed mid-way still says
+///   what it committed.
+/// - `rederive_leases`: one row per worker process deriving now: host, pid, token, heartbeat, expiry,
+///   records committed.
+///
+/// A record's first derivation writes three rows: the companion row, the stamp row, and the
+/// `rederive_records` row twice (claimed, then released by the commit), plus, per commit of a batch,
+/// the run's and the lease's counts. Failures add one row per failing processor.
+enum PostgresSchema {
+    /// Bumped when the tables below change; stored in `rederive_bookkeeping`.
+    static let version = 1
+
+    static let statements: [String] = [
+        "CREATE SEQUENCE IF NOT EXISTS rederive_generations",
+        """
+        CREATE TABLE IF NOT EXISTS rederive_records (
+            source text NOT NULL,
+            record_id bigint NOT NULL,
+            generation bigint NOT NULL,
+            claimed_by text,
+            PRIMARY KEY (source, record_id)
+        )
+        """,
+        "CREATE INDEX IF NOT EXISTS rederive_records_claimed ON rederive_records (claimed_by) WHERE claimed_by IS NOT NULL",
+        """
+        CREATE TABLE IF NOT EXISTS rederive_stamps (
+            pipeline text NOT NULL,
+            record_id bigint NOT NULL,
+            source text NOT NULL,
+            processors jsonb NOT NULL,
+            PRIMARY KEY (pipeline, record_id)
+        )
+        """,
+        "CREATE INDEX IF NOT EXISTS rederive_stamps_processors ON rederive_stamps USING gin (processors jsonb_path_ops)",
+        "CREATE INDEX IF NOT EXISTS rederive_stamps_by_record ON rederive_stamps (source, record_id)",
+        """
+        CREATE TABLE IF NOT EXISTS rederive_failures (
+            pipeline text NOT NULL,
+            processor text NOT NULL,
+            record_id bigint NOT NULL,
+            source text NOT NULL,
+            version integer NOT NULL,
+            generation bigint NOT NULL,
+            current boolean NOT NULL,
+            kind text NOT NULL,
+            message text NOT NULL,
+            run_id bigint,
+            failed_at timestamptz NOT NULL,
+            PRIMARY KEY (pipeline, processor, record_id)
+        )
+        """,
+        "CREATE INDEX IF NOT EXISTS rederive_failures_current ON rederive_failures (pipeline, processor, version) WHERE current",
+        "CREATE INDEX IF NOT EXISTS rederive_failures_by_record ON rederive_failures (source, record_id)",
+        """
+        CREATE TABLE IF NOT EXISTS rederive_runs (
+            id bigserial PRIMARY KEY,
+            started_at timestamptz NOT NULL,
+            ended_at timestamptz,
+            status text NOT NULL,
+            processors jsonb NOT NULL,
+            derived bigint NOT NULL DEFAULT 0,
+            unchanged bigint NOT NULL DEFAULT 0,
+            failed bigint NOT NULL DEFAULT 0,
+            skipped bigint NOT NULL DEFAULT 0
+        )
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS rederive_leases (
+            token text PRIMARY KEY,
+            holder text NOT NULL,
+            host text NOT NULL,
+            process_id integer NOT NULL,
+            acquired_at timestamptz NOT NULL,
+            renewed_at timestamptz NOT NULL,
+            expires_at timestamptz NOT NULL,
+            done bigint NOT NULL DEFAULT 0
+        )
+        """,
+        // A stamp object with every processor's `current` cleared, for the triggers.
+        """
+        CREATE OR REPLACE FUNCTION rederive_stale_stamps(stamps jsonb) RETURNS jsonb
+        LANGUAGE sql IMMUTABLE AS $$
+            SELECT coalesce(jsonb_object_agg(key, value || '{"current": false}'), '{}'::jsonb) FROM jsonb_each(stamps)
+        $$
+        """,
+        "CREATE TABLE IF NOT EXISTS rederive_bookkeeping (version integer NOT NULL)",
+    ]
+
+    /// Creates the tables unless they are there at this version. Looks first without writing, so a
+    /// role that may only read status opens the database too.
+    static func createBookkeeping(_ store: PostgresStore) async throws {
+        let logger = store.logger
+        let current = try await store.withConnection("open") { connection in
+            try await Self.installedVersion(connection, logger)
+        }
+        guard current != version else { return }
+        if let current, current > version {
+            throw RederiveError(.schemaMismatch, "\(store.location) was prepared by a newer rederive (bookkeeping version \(current))")
+        }
+        try await store.transaction("create rederive's tables in") { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtext('rederive'))", logger: logger)
+            for statement in statements {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
+            try await connection.query("DELETE FROM rederive_bookkeeping", logger: logger)
+            try await connection.query("INSERT INTO rederive_bookkeeping (version) VALUES (\(version))", logger: logger)
+        }
+    }
+
+    private static func installedVersion(_ connection: PostgresConnection, _ logger: Logger) async throws -> Int? {
+        let exists = try await connection.query("SELECT to_regclass('rederive_bookkeeping') IS NOT NULL", logger: logger)
+            .collect { try $0.decode(Bool.self) }.first ?? false
+        guard exists else { return nil }
+        return try await connection.query("SELECT max(version) FROM rederive_bookkeeping", logger: logger)
+            .collect { try $0.decode(Int?.self) }.first ?? nil
+    }
+}
+#endif

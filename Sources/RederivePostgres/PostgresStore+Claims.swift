@@ -1,0 +1,155 @@
+#if PostgreSQL
+import Foundation
+import PostgresNIO
+import Synchronization
+import Rederive
+
+/// Claiming batches of stale records, shared by every worker process of every host.
+///
+/// A claim marks records with the lease's token (`claimed_by`), picking them with `FOR UPDATE SKIP
+/// LOCKED` so that concurrent claims never wait for each other nor take the same record. Each
+/// process moves a cursor through the ids; when it reaches the end it looks again from the start,
+/// for records freed by a lease that expired. While other live workers still hold stale records, it
+/// waits for them rather than ending: if they die, their leases expire and their records come back.
+extension PostgresStore {
+    /// How often a worker with nothing to claim looks again while others still hold records.
+    static let claimPollInterval: Duration = .milliseconds(500)
+
+    public func claim(_ plan: RunPlan, limit: Int, byteLimit: Int, lease: WorkerLease) async throws -> [PendingRecord] {
+        let key = ClaimCursorKey(token: lease.token, pipeline: plan.pipeline.name)
+        while true {
+            let cursor = claimCursors.withLock { $0[key] }
+            let outcome = try await claimOnce(plan, after: cursor, limit: limit, byteLimit: byteLimit, lease: lease)
+            if let last = outcome.records.last {
+                claimCursors.withLock { $0[key] = last.recordID }
+                return outcome.records
+            }
+            if outcome.retry { continue }
+            if cursor != nil {
+                claimCursors.withLock { $0[key] = nil }
+                continue
+            }
+            guard outcome.heldByOthers else { return [] }
+            do {
+                try await Task.sleep(for: Self.claimPollInterval)
+            } catch {
+                return []
+            }
+        }
+    }
+
+    private struct ClaimOutcome: Sendable {
+        var records: [PendingRecord] = []
+        /// Whether other workers hold claims on this pipeline's records, when nothing was claimed.
+        var heldByOthers = false
+        /// Whether every record picked had been derived meanwhile and was given back: claim again.
+        var retry = false
+    }
+
+    /// One claiming transaction: renews the lease, reaps expired ones, marks up to `limit` records,
+    /// reads their payloads, and gives back those beyond `byteLimit`.
+    private func claimOnce(
+        _ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int, lease: WorkerLease
+    ) async throws -> ClaimOutcome {
+        let tables = PostgresPipelineTables(plan.pipeline)
+        let reader = try await payloadReader(tables)
+        let logger = self.logger
+        var pick = SQLStatement()
+        let condition = Self.staleCondition(plan, &pick)
+        let source = pick.bind(plan.pipeline.table)
+        let token = pick.bind(lease.token)
+        let flagNames = condition.flags.indices.map { "stale\($0)" }
+        pick.sql = """
+            WITH picked AS (
+                SELECT r.record_id, \(zip(condition.flags, flagNames).map { "\($0) AS \($1)" }.joined(separator: ", "))
+                FROM rederive_records r
+                LEFT JOIN rederive_stamps s ON s.pipeline = \(condition.pipeline) AND s.record_id = r.record_id
+                WHERE r.source = \(source) AND r.claimed_by IS NULL AND r.record_id > \(pick.bind(cursor ?? Int64.min))
+                AND (\(condition.any))
+                ORDER BY r.record_id LIMIT \(pick.bind(Int64(limit)))
+                FOR UPDATE OF r SKIP LOCKED
+            )
+            UPDATE rederive_records r SET claimed_by = \(token) FROM picked
+            WHERE r.source = \(source) AND r.record_id = picked.record_id
+            RETURNING r.record_id
+            """
+        let outcome = try await transaction("claim records in") { connection in
+            guard try await Self.renew(lease, connection, logger) else { throw self.leaseLost(lease) }
+            try await Self.reapExpiredLeases(connection, logger)
+            let locked = try await connection.run(pick, logger: logger).collect { row in
+                try row.makeRandomAccess()[0].decode(Int64.self)
+            }
+            guard !locked.isEmpty else {
+                return ClaimOutcome(heldByOthers: try await Self.othersHoldClaims(plan, lease, connection, logger))
+            }
+            // Look again with a fresh snapshot: a commit by another worker that ended while this claim
+            // waited for a record's lock is visible only now (PostgreSQL rechecks a locked row, not
+            // the stamps joined to it). Records that are no longer stale are given back below.
+            var recheck = SQLStatement()
+            let fresh = Self.staleCondition(plan, &recheck)
+            recheck.sql = """
+                SELECT r.record_id, r.generation, \(fresh.flags.joined(separator: ", "))
+                FROM rederive_records r
+                LEFT JOIN rederive_stamps s ON s.pipeline = \(fresh.pipeline) AND s.record_id = r.record_id
+                WHERE r.source = \(recheck.bind(plan.pipeline.table)) AND r.record_id = ANY(\(recheck.bind(locked)))
+                """
+            let checked = try await connection.run(recheck, logger: logger).collect { row in
+                let cells = row.makeRandomAccess()
+                let staleProcessors = try plan.selection.indices.compactMap { position -> Int? in
+                    try cells[2 + position].decode(Bool.self) ? plan.selection[position] : nil
+                }
+                return (id: try cells[0].decode(Int64.self), generation: try cells[1].decode(Int64.self), stale: staleProcessors)
+            }.sorted { $0.id < $1.id }
+            let picked = checked.filter { !$0.stale.isEmpty }
+            if picked.count < checked.count {
+                var giveBack = SQLStatement()
+                giveBack.sql = """
+                    UPDATE rederive_records SET claimed_by = NULL WHERE source = \(giveBack.bind(plan.pipeline.table))
+                    AND record_id = ANY(\(giveBack.bind(checked.filter { $0.stale.isEmpty }.map(\.id))))
+                    """
+                try await connection.run(giveBack, logger: logger)
+            }
+            guard !picked.isEmpty else { return ClaimOutcome(retry: true) }
+            // The records stay locked until this transaction ends, so a payload written meanwhile
+            // waits for it: each payload read here belongs to the generation just returned.
+            var read = SQLStatement()
+            read.sql = """
+                SELECT t.\(tables.id), \(reader) FROM \(tables.table) t WHERE t.\(tables.id) = ANY(\(read.bind(picked.map(\.id))))
+                """
+            var payloads: [Int64: ByteBuffer?] = [:]
+            for try await row in try await connection.run(read, logger: logger) {
+                let (id, payload) = try row.decode((Int64, ByteBuffer?).self)
+                payloads[id] = payload
+            }
+            let records = picked.map { pick in
+                PendingRecord(
+                    recordID: pick.id, payload: payloads[pick.id].flatMap { $0.map { Array($0.readableBytesView) } },
+                    generation: pick.generation, staleProcessors: pick.stale
+                )
+            }
+            let kept = Self.cut(records, byteLimit: byteLimit)
+            if kept.count < records.count {
+                var giveBack = SQLStatement()
+                giveBack.sql = """
+                    UPDATE rederive_records SET claimed_by = NULL WHERE source = \(giveBack.bind(plan.pipeline.table))
+                    AND record_id = ANY(\(giveBack.bind(records[kept.count...].map(\.recordID))))
+                    """
+                try await connection.run(giveBack, logger: logger)
+            }
+            return ClaimOutcome(records: kept)
+        }
+        return outcome
+    }
+
+    private static func othersHoldClaims(
+        _ plan: RunPlan, _ lease: WorkerLease, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> Bool {
+        var statement = SQLStatement()
+        statement.sql = """
+            SELECT count(*) FROM (SELECT 1 FROM rederive_records WHERE claimed_by IS NOT NULL
+            AND claimed_by <> \(statement.bind(lease.token)) AND source = \(statement.bind(plan.pipeline.table)) LIMIT 1) held
+            """
+        return try await connection.count(statement, logger: logger) > 0
+    }
+}
+#endif

@@ -1,0 +1,252 @@
+#if PostgreSQL
+import Foundation
+import PostgresNIO
+import Rederive
+
+/// Storing a batch of results in one transaction, fenced by the lease's claims and each record's generation.
+extension PostgresStore {
+    public func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> RunCounts {
+        guard !results.isEmpty else { return RunCounts() }
+        let tables = PostgresPipelineTables(plan.pipeline)
+        let logger = self.logger
+        return try await transaction("commit to") { connection in
+            let accepted = try await Self.accept(results, tables, lease: lease, connection, logger)
+            var counts = RunCounts()
+            counts.skipped = results.count - accepted.count
+            let kept = results.filter { accepted.contains($0.recordID) }
+            if !kept.isEmpty {
+                let writer = PostgresBatchWriter(tables: tables, runID: runID)
+                try await writer.store(kept, connection, logger, into: &counts)
+            }
+            var tally = SQLStatement()
+            tally.sql = """
+                UPDATE rederive_runs SET derived = derived + \(tally.bind(Int64(counts.derived))),
+                    unchanged = unchanged + \(tally.bind(Int64(counts.unchanged))),
+                    failed = failed + \(tally.bind(Int64(counts.failed))), skipped = skipped + \(tally.bind(Int64(counts.skipped)))
+                WHERE id = \(tally.bind(runID))
+                """
+            try await connection.run(tally, logger: logger)
+            if let lease {
+                _ = try await Self.renew(lease, connection, logger, done: kept.count)
+            }
+            return counts
+        }
+    }
+
+    /// The records whose results may be stored: still claimed by this lease (or, without a lease,
+    /// still there) at the generation they were read at. Frees this lease's claims on all of them.
+    private static func accept(
+        _ results: [RecordResult], _ tables: PostgresPipelineTables, lease: WorkerLease?,
+        _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> Set<Int64> {
+        let ids = results.map(\.recordID)
+        var statement = SQLStatement()
+        let source = statement.bind(tables.pipeline.table)
+        let batch = "unnest(\(statement.bind(ids)), \(statement.bind(results.map(\.generation)))) AS c(id, generation)"
+        if let lease {
+            let token = statement.bind(lease.token)
+            statement.sql = """
+                UPDATE rederive_records r SET claimed_by = NULL FROM \(batch)
+                WHERE r.source = \(source) AND r.record_id = c.id AND r.claimed_by = \(token) AND r.generation = c.generation
+                RETURNING r.record_id
+                """
+        } else {
+            statement.sql = """
+                SELECT r.record_id FROM rederive_records r JOIN \(batch) ON r.record_id = c.id AND r.generation = c.generation
+                WHERE r.source = \(source) FOR UPDATE OF r
+                """
+        }
+        let accepted = Set(try await connection.run(statement, logger: logger).collect { try $0.decode(Int64.self) })
+        if let lease, accepted.count < results.count {
+            // A payload replaced meanwhile: the record stays stale, and free for the next claim.
+            var release = SQLStatement()
+            release.sql = """
+                UPDATE rederive_records SET claimed_by = NULL WHERE source = \(release.bind(tables.pipeline.table))
+                AND record_id = ANY(\(release.bind(ids))) AND claimed_by = \(release.bind(lease.token))
+                """
+            try await connection.run(release, logger: logger)
+        }
+        return accepted
+    }
+}
+
+/// Writes one batch's accepted results: values that changed, one stamp row per record, failures.
+struct PostgresBatchWriter {
+    let tables: PostgresPipelineTables
+    let runID: Int64
+
+    func store(_ results: [RecordResult], _ connection: PostgresConnection, _ logger: Logger, into counts: inout RunCounts) async throws {
+        let processors = tables.pipeline.processors
+        let stored = try await storedValues(of: results.map(\.recordID), connection, logger)
+        var writes: [[Int]: [(Int64, [DerivedValue])]] = [:]
+        var stamps: [(Int64, String)] = []
+        var cleared: [(Int64, String)] = []
+        var failures: [(RecordResult, ProcessorDescriptor, FailureKind, String)] = []
+        for result in results {
+            var derivedIndices: [Int] = []
+            var values: [DerivedValue] = []
+            var failed = false
+            for (index, outcome) in result.outcomes {
+                switch outcome {
+                case .derived(let derived):
+                    derivedIndices.append(index)
+                    values += derived
+                case .failed(let kind, let message):
+                    failed = true
+                    failures.append((result, processors[index], kind, message))
+                }
+            }
+            var changed = false
+            if !derivedIndices.isEmpty {
+                let columns = derivedIndices.flatMap { processors[$0].columns }
+                let before = stored[result.recordID].map { row in
+                    derivedIndices.flatMap { index in row[index] }
+                }
+                changed = before.map { old in
+                    !zip(zip(old, values), columns).allSatisfy { pair, column in pair.0.isUnchanged(byStoring: pair.1, in: column.type) }
+                } ?? true
+                if changed {
+                    writes[derivedIndices, default: []].append((result.recordID, values))
+                }
+                stamps.append((result.recordID, stamp(derivedIndices.map { processors[$0] }, result)))
+                cleared += derivedIndices.map { (result.recordID, processors[$0].name) }
+            }
+            if failed {
+                counts.failed += 1
+            } else if changed {
+                counts.derived += 1
+            } else {
+                counts.unchanged += 1
+            }
+        }
+        for (shape, rows) in writes {
+            try await writeValues(shape, rows, connection, logger)
+        }
+        try await writeStamps(stamps, connection, logger)
+        try await clearFailures(cleared, connection, logger)
+        try await writeFailures(failures, connection, logger)
+    }
+
+    /// `{"name": {"version": …, "generation": …, "digest": …, "run": …, "current": true}, …}`
+    private func stamp(_ processors: [ProcessorDescriptor], _ result: RecordResult) -> String {
+        let entries = processors.map { processor in
+            "\(PostgresStore.jsonString(processor.name)): {\"current\": true, \"version\": \(processor.version), "
+                + "\"generation\": \(result.generation), \"digest\": \(result.payloadDigest), \"run\": \(runID)}"
+        }
+        return "{" + entries.joined(separator: ", ") + "}"
+    }
+
+    /// Per record, per processor of the pipeline, the values its columns hold now; no entry for a
+    /// record without a companion row.
+    private func storedValues(of ids: [Int64], _ connection: PostgresConnection, _ logger: Logger) async throws -> [Int64: [[DerivedValue]]] {
+        let processors = tables.pipeline.processors
+        let columns = processors.flatMap(\.columns)
+        var statement = SQLStatement()
+        statement.sql = """
+            SELECT \(tables.destinationID), \(columns.map { PostgresSQL.identifier($0.name) }.joined(separator: ", "))
+            FROM \(tables.destination) WHERE \(tables.destinationID) = ANY(\(statement.bind(ids)))
+            """
+        var stored: [Int64: [[DerivedValue]]] = [:]
+        for try await row in try await connection.run(statement, logger: logger) {
+            let cells = row.makeRandomAccess()
+            var offset = 1
+            var values: [[DerivedValue]] = []
+            for processor in processors {
+                values.append(try processor.columns.enumerated().map { position, column in
+                    try Self.value(cells[offset + position], column.type)
+                })
+                offset += processor.columns.count
+            }
+            stored[try cells[0].decode(Int64.self)] = values
+        }
+        return stored
+    }
+
+    /// A stored value as a derived value.
+    static func value(_ cell: PostgresCell, _ type: ColumnType) throws -> DerivedValue {
+        switch type {
+        case .integer: try cell.decode(Int64?.self).map(DerivedValue.integer) ?? .null
+        case .real: try cell.decode(Double?.self).map(DerivedValue.real) ?? .null
+        case .text: try cell.decode(String?.self).map(DerivedValue.text) ?? .null
+        case .blob: try cell.decode(ByteBuffer?.self).map { .blob(Array($0.readableBytesView)) } ?? .null
+        }
+    }
+
+    /// One statement for all records that derived the same processors.
+    private func writeValues(_ shape: [Int], _ rows: [(Int64, [DerivedValue])], _ connection: PostgresConnection, _ logger: Logger) async throws {
+        let columns = shape.flatMap { tables.pipeline.processors[$0].columns }
+        let names = columns.map { PostgresSQL.identifier($0.name) }
+        // A statement takes at most 65,535 parameters.
+        let chunk = max(1, 60_000 / (columns.count + 1))
+        for start in stride(from: 0, to: rows.count, by: chunk) {
+            var statement = SQLStatement()
+            let tuples = rows[start..<min(rows.count, start + chunk)].map { id, values in
+                "(" + ([statement.bind(id)] + zip(values, columns).map { statement.bind($0, column: $1.type) }).joined(separator: ", ") + ")"
+            }
+            switch tables.pipeline.layout {
+            case .companion:
+                statement.sql = """
+                    INSERT INTO \(tables.destination) (id, \(names.joined(separator: ", "))) VALUES \(tuples.joined(separator: ", "))
+                    ON CONFLICT (id) DO UPDATE SET \(names.map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
+                    """
+            case .inline:
+                statement.sql = """
+                    UPDATE \(tables.table) AS t SET \(names.map { "\($0) = v.\($0)" }.joined(separator: ", "))
+                    FROM (VALUES \(tuples.joined(separator: ", "))) AS v(id, \(names.joined(separator: ", ")))
+                    WHERE t.\(tables.id) = v.id
+                    """
+            }
+            try await connection.run(statement, logger: logger)
+        }
+    }
+
+    /// One stamp row per record, merged processor by processor with what it held.
+    private func writeStamps(_ stamps: [(Int64, String)], _ connection: PostgresConnection, _ logger: Logger) async throws {
+        guard !stamps.isEmpty else { return }
+        var statement = SQLStatement()
+        let pipeline = statement.bind(tables.pipeline.name)
+        let source = statement.bind(tables.pipeline.table)
+        statement.sql = """
+            INSERT INTO rederive_stamps (pipeline, record_id, source, processors)
+            SELECT \(pipeline), u.id, \(source), u.stamp::jsonb
+            FROM unnest(\(statement.bind(stamps.map(\.0))), \(statement.bind(stamps.map(\.1)))) AS u(id, stamp)
+            ON CONFLICT (pipeline, record_id) DO UPDATE SET processors = rederive_stamps.processors || excluded.processors
+            """
+        try await connection.run(statement, logger: logger)
+    }
+
+    private func clearFailures(_ cleared: [(Int64, String)], _ connection: PostgresConnection, _ logger: Logger) async throws {
+        guard !cleared.isEmpty else { return }
+        var statement = SQLStatement()
+        statement.sql = """
+            DELETE FROM rederive_failures f USING unnest(\(statement.bind(cleared.map(\.0))), \(statement.bind(cleared.map(\.1)))) AS u(id, processor)
+            WHERE f.pipeline = \(statement.bind(tables.pipeline.name)) AND f.record_id = u.id AND f.processor = u.processor
+            """
+        try await connection.run(statement, logger: logger)
+    }
+
+    private func writeFailures(
+        _ failures: [(RecordResult, ProcessorDescriptor, FailureKind, String)], _ connection: PostgresConnection, _ logger: Logger
+    ) async throws {
+        guard !failures.isEmpty else { return }
+        var statement = SQLStatement()
+        let pipeline = statement.bind(tables.pipeline.name)
+        let source = statement.bind(tables.pipeline.table)
+        let run = statement.bind(runID)
+        statement.sql = """
+            INSERT INTO rederive_failures
+                (pipeline, processor, record_id, source, version, generation, current, kind, message, run_id, failed_at)
+            SELECT \(pipeline), u.processor, u.id, \(source), u.version, u.generation, true, u.kind, u.message, \(run), now()
+            FROM unnest(
+                \(statement.bind(failures.map(\.1.name))), \(statement.bind(failures.map(\.0.recordID))),
+                \(statement.bind(failures.map { Int64($0.1.version) })), \(statement.bind(failures.map(\.0.generation))),
+                \(statement.bind(failures.map(\.2.rawValue))), \(statement.bind(failures.map(\.3)))
+            ) AS u(processor, id, version, generation, kind, message)
+            ON CONFLICT (pipeline, processor, record_id) DO UPDATE SET
+                version = excluded.version, generation = excluded.generation, current = true,
+                kind = excluded.kind, message = excluded.message, run_id = excluded.run_id, failed_at = excluded.failed_at
+            """
+        try await connection.run(statement, logger: logger)
+    }
+}
+#endif

@@ -1,0 +1,89 @@
+#if PostgreSQL
+import Foundation
+import PostgresNIO
+import Rederive
+
+/// Failure reports and invalidation.
+extension PostgresStore: StoreReporting {
+    public func failures(of pipeline: Pipeline, filter: FailureFilter) async throws -> [RecordFailure] {
+        let tables = PostgresPipelineTables(pipeline)
+        let processors = pipeline.processors.filter { filter.processors?.contains($0.name) ?? true }
+        let logger = self.logger
+        let reports = try await withConnection("read") { connection in
+            var reports: [RecordFailure] = []
+            for processor in processors {
+                var statement = SQLStatement()
+                statement.sql = """
+                    SELECT f.record_id, \(tables.keyExpression)::text, f.kind, f.message, f.run_id, f.failed_at
+                    FROM rederive_failures f LEFT JOIN \(tables.table) t ON t.\(tables.id) = f.record_id
+                    WHERE f.pipeline = \(statement.bind(pipeline.name)) AND f.processor = \(statement.bind(processor.name))
+                    AND f.version = \(statement.bind(Int32(processor.version))) AND f.current
+                    """
+                if let runID = filter.runID {
+                    statement.sql += " AND f.run_id = \(statement.bind(runID))"
+                }
+                reports += try await connection.run(statement, logger: logger).collect { row in
+                    let (id, key, kind, message, run, at) = try row.decode((Int64, String?, String, String, Int64?, Date).self)
+                    return RecordFailure(
+                        pipeline: pipeline.name, recordID: id, key: key, processor: processor.name, version: processor.version,
+                        kind: FailureKind(rawValue: kind) ?? .processor, message: message, runID: run, at: at
+                    )
+                }
+            }
+            return reports
+        }
+        let order = Dictionary(uniqueKeysWithValues: pipeline.processors.enumerated().map { ($1.name, $0) })
+        return reports.sorted { ($0.recordID, order[$0.processor] ?? 0) < ($1.recordID, order[$1.processor] ?? 0) }
+    }
+
+    public func invalidate(_ pipeline: Pipeline, processors: [String]?, keys: [String]?) async throws -> Int {
+        let tables = PostgresPipelineTables(pipeline)
+        let names = processors ?? pipeline.processors.map(\.name)
+        if let unknown = names.first(where: { pipeline.processor(named: $0) == nil }) {
+            throw RederiveError(.unknownName, "pipeline \"\(pipeline.name)\" has no processor named \"\(unknown)\"")
+        }
+        if keys != nil, tables.key == nil {
+            throw RederiveError(.invalidArgument, "pipeline \"\(pipeline.name)\" has no key column to select records by")
+        }
+        let logger = self.logger
+        return try await transaction("invalidate records in") { connection in
+            var recordIDs: [Int64]?
+            if let keys, let key = tables.key {
+                var lookup = SQLStatement()
+                lookup.sql = "SELECT \(tables.id), \(key)::text FROM \(tables.table) WHERE \(key) = ANY(\(lookup.bind(keys)))"
+                let found = try await connection.run(lookup, logger: logger).collect { try $0.decode((Int64, String).self) }
+                let missing = keys.filter { wanted in !found.contains { $0.1 == wanted } }
+                if !missing.isEmpty {
+                    throw RederiveError(
+                        .unknownName,
+                        "table \"\(pipeline.table)\" has no record with key \(missing.map { "\"\($0)\"" }.joined(separator: ", "))"
+                    )
+                }
+                recordIDs = found.map(\.0)
+            }
+            // Each named processor's stamp entry is marked not current, in one statement.
+            var stamps = SQLStatement()
+            let patch = stamps.bind(names)
+            stamps.sql = """
+                UPDATE rederive_stamps SET processors = processors || (
+                    SELECT coalesce(jsonb_object_agg(key, value || '{"current": false}'), '{}'::jsonb)
+                    FROM jsonb_each(processors) WHERE key = ANY(\(patch)))
+                WHERE pipeline = \(stamps.bind(pipeline.name))
+                """
+            var failures = SQLStatement()
+            failures.sql = """
+                UPDATE rederive_failures SET current = false WHERE pipeline = \(failures.bind(pipeline.name))
+                AND processor = ANY(\(failures.bind(names))) AND current
+                """
+            if let recordIDs {
+                stamps.sql += " AND record_id = ANY(\(stamps.bind(recordIDs)))"
+                failures.sql += " AND record_id = ANY(\(failures.bind(recordIDs)))"
+            }
+            try await connection.run(stamps, logger: logger)
+            try await connection.run(failures, logger: logger)
+            if let recordIDs { return recordIDs.count }
+            return try await Self.recordCount(pipeline, connection, logger)
+        }
+    }
+}
+#endif

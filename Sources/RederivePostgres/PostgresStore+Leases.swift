@@ -1,0 +1,93 @@
+#if PostgreSQL
+import Foundation
+import PostgresNIO
+import Synchronization
+import Rederive
+
+/// Every worker process takes a lease of its own: many run at once, each claiming its own records.
+/// A lease that is not renewed expires; the next claim by anyone reaps it and frees its records.
+extension PostgresStore {
+    public func acquireLease(for worker: WorkerIdentity, duration: Duration) async throws -> LeaseAcquisition {
+        let token = UUID().uuidString
+        var statement = SQLStatement()
+        statement.sql = """
+            INSERT INTO rederive_leases (token, holder, host, process_id, acquired_at, renewed_at, expires_at)
+            VALUES (\(statement.bind(token)), \(statement.bind(worker.description)), \(statement.bind(worker.host)),
+                \(statement.bind(worker.processID)), now(), now(), now() + make_interval(secs => \(statement.bind(duration.secondsValue))))
+            """
+        let logger = self.logger
+        _ = try await withConnection("take a lease on") { connection in
+            try await connection.run(statement, logger: logger)
+        }
+        return .acquired(WorkerLease(worker: worker, token: token, duration: duration))
+    }
+
+    public func renewLease(_ lease: WorkerLease) async throws {
+        let logger = self.logger
+        let renewed = try await withConnection("renew the lease on") { connection in
+            try await Self.renew(lease, connection, logger)
+        }
+        if !renewed { throw leaseLost(lease) }
+    }
+
+    public func releaseLease(_ lease: WorkerLease) async throws {
+        claimCursors.withLock { cursors in
+            cursors = cursors.filter { $0.key.token != lease.token }
+        }
+        let logger = self.logger
+        try await transaction("release the lease on") { connection in
+            var release = SQLStatement()
+            release.sql = "UPDATE rederive_records SET claimed_by = NULL WHERE claimed_by = \(release.bind(lease.token))"
+            try await connection.run(release, logger: logger)
+            var delete = SQLStatement()
+            delete.sql = "DELETE FROM rederive_leases WHERE token = \(delete.bind(lease.token))"
+            try await connection.run(delete, logger: logger)
+            try await Self.reapExpiredLeases(connection, logger)
+        }
+    }
+
+    /// Extends the lease by its duration unless it was reaped; false when it was.
+    static func renew(_ lease: WorkerLease, _ connection: PostgresConnection, _ logger: Logger, done: Int = 0) async throws -> Bool {
+        var statement = SQLStatement()
+        statement.sql = """
+            UPDATE rederive_leases SET renewed_at = now(),
+                expires_at = now() + make_interval(secs => \(statement.bind(lease.duration.secondsValue))),
+                done = done + \(statement.bind(Int64(done)))
+            WHERE token = \(statement.bind(lease.token)) RETURNING 1
+            """
+        return try await !connection.run(statement, logger: logger).collect { _ in () }.isEmpty
+    }
+
+    /// Deletes every expired lease and frees the records it held claimed, so that others derive them.
+    static func reapExpiredLeases(_ connection: PostgresConnection, _ logger: Logger) async throws {
+        try await connection.query("""
+            WITH dead AS (DELETE FROM rederive_leases WHERE expires_at < now() RETURNING token)
+            UPDATE rederive_records SET claimed_by = NULL WHERE claimed_by IN (SELECT token FROM dead)
+            """, logger: logger)
+    }
+
+    func leaseLost(_ lease: WorkerLease) -> RederiveError {
+        RederiveError(
+            .leaseLost,
+            "the lease of \(lease.worker.description) on \(location) expired and its records were taken over; nothing more is committed"
+        )
+    }
+
+    public func liveWorkers() async throws -> [WorkerStatus] {
+        let logger = self.logger
+        return try await withConnection("read") { connection in
+            try await connection.query("""
+                SELECT l.host, l.process_id, l.done, l.renewed_at, l.expires_at,
+                    (SELECT count(*) FROM rederive_records r WHERE r.claimed_by = l.token)
+                FROM rederive_leases l WHERE l.expires_at >= now() ORDER BY l.acquired_at
+                """, logger: logger).collect { row in
+                let (host, pid, done, renewed, expires, claimed) = try row.decode((String, Int32, Int64, Date, Date, Int64).self)
+                return WorkerStatus(
+                    worker: WorkerIdentity(host: host, processID: pid), claimed: Int(claimed), done: Int(done),
+                    lastHeartbeat: renewed, expiresAt: expires
+                )
+            }
+        }
+    }
+}
+#endif

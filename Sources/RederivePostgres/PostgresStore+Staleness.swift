@@ -1,0 +1,188 @@
+#if PostgreSQL
+import Foundation
+import PostgresNIO
+import Synchronization
+import Rederive
+
+/// Finding and counting stale records: indexes only, payloads are never read.
+extension PostgresStore {
+    public func prepare(_ pipeline: Pipeline) async throws {
+        let schema = PostgresPipelineSchema(tables: PostgresPipelineTables(pipeline))
+        let logger = self.logger
+        var changes = try await withConnection("read") { try await schema.changes($0, logger) }
+        if !changes.isEmpty {
+            changes = try await transaction("prepare \(pipeline.table) in") { connection in
+                // Another worker may be preparing the same table: one at a time, each looking again.
+                try await connection.query("SELECT pg_advisory_xact_lock(hashtext('rederive'))", logger: logger)
+                let again = try await schema.changes(connection, logger)
+                try await schema.apply(again, connection, logger)
+                return again
+            }
+        }
+        remember(PostgresPipelineSchema.payloadReader(type: changes.payloadType, column: schema.tables.payload), for: pipeline)
+    }
+
+    private func remember(_ reader: String, for pipeline: Pipeline) {
+        payloadReaders.withLock { $0[pipeline.table] = reader }
+    }
+
+    /// How this pipeline's payload is read as bytes, on alias `t`; looked up once.
+    func payloadReader(_ tables: PostgresPipelineTables) async throws -> String {
+        if let known = payloadReaders.withLock({ $0[tables.pipeline.table] }) { return known }
+        let logger = self.logger
+        let columns = try await withConnection("read") { connection in
+            try await PostgresPipelineSchema.columns(of: tables.pipeline.table, connection, logger)
+        }
+        let reader = PostgresPipelineSchema.payloadReader(type: columns[tables.pipeline.payloadColumn], column: tables.payload)
+        remember(reader, for: tables.pipeline)
+        return reader
+    }
+
+    public func pendingCount(_ plan: RunPlan) async throws -> Int {
+        let logger = self.logger
+        return try await withConnection("read") { connection in
+            let records = try await Self.recordCount(plan.pipeline, connection, logger)
+            var stale: [Int] = []
+            for processor in plan.processors {
+                let upToDate = try await Self.upToDateCount(plan.pipeline, processor, connection, logger)
+                let failed = plan.retryFailed ? 0 : try await Self.failedCount(plan.pipeline, processor, connection, logger)
+                if records - upToDate - failed > 0 { stale.append(records - upToDate - failed) }
+            }
+            if stale.count <= 1 { return stale.first ?? 0 }
+            // Several processors are behind: count each record once.
+            var statement = SQLStatement()
+            let condition = Self.staleCondition(plan, &statement)
+            statement.sql = """
+                SELECT count(*) FROM rederive_records r
+                LEFT JOIN rederive_stamps s ON s.pipeline = \(condition.pipeline) AND s.record_id = r.record_id
+                WHERE r.source = \(statement.bind(plan.pipeline.table)) AND (\(condition.any))
+                """
+            return try await connection.count(statement, logger: logger)
+        }
+    }
+
+    public func pendingRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {
+        let tables = PostgresPipelineTables(plan.pipeline)
+        let reader = try await payloadReader(tables)
+        var statement = SQLStatement()
+        let condition = Self.staleCondition(plan, &statement)
+        statement.sql = """
+            SELECT r.record_id, r.generation, \(reader), \(condition.flags.joined(separator: ", "))
+            FROM rederive_records r
+            JOIN \(tables.table) t ON t.\(tables.id) = r.record_id
+            LEFT JOIN rederive_stamps s ON s.pipeline = \(condition.pipeline) AND s.record_id = r.record_id
+            WHERE r.source = \(statement.bind(plan.pipeline.table)) AND r.record_id > \(statement.bind(cursor ?? Int64.min))
+            AND (\(condition.any))
+            ORDER BY r.record_id LIMIT \(statement.bind(Int64(limit)))
+            """
+        let logger = self.logger
+        let rows = try await withConnection("read") { connection in
+            try await connection.run(statement, logger: logger).collect { row in
+                try Self.pendingRecord(row, plan)
+            }
+        }
+        return Self.cut(rows, byteLimit: byteLimit)
+    }
+
+    /// The first records whose payloads hold `byteLimit` bytes, at least one.
+    static func cut(_ records: [PendingRecord], byteLimit: Int) -> [PendingRecord] {
+        var bytes = 0
+        var kept: [PendingRecord] = []
+        for record in records where kept.isEmpty || bytes < byteLimit {
+            bytes += record.payload?.count ?? 0
+            kept.append(record)
+        }
+        return kept
+    }
+
+    /// A row of record id, generation, payload, then one stale flag per processor of the plan.
+    static func pendingRecord(_ row: PostgresRow, _ plan: RunPlan) throws -> PendingRecord {
+        let cells = row.makeRandomAccess()
+        let payload = try cells[2].decode(ByteBuffer?.self)
+        let staleProcessors = try plan.selection.indices.compactMap { position -> Int? in
+            try cells[3 + position].decode(Bool.self) ? plan.selection[position] : nil
+        }
+        return PendingRecord(
+            recordID: try cells[0].decode(Int64.self),
+            payload: payload.map { Array($0.readableBytesView) },
+            generation: try cells[1].decode(Int64.self),
+            staleProcessors: staleProcessors
+        )
+    }
+
+    /// Per processor of the plan, a condition on `r` (rederive_records) and `s` (the record's stamp
+    /// row, LEFT JOINed on the returned pipeline placeholder) that holds when the processor is stale
+    /// for the record; and their disjunction.
+    static func staleCondition(_ plan: RunPlan, _ statement: inout SQLStatement) -> (pipeline: String, flags: [String], any: String) {
+        let pipeline = statement.bind(plan.pipeline.name)
+        var flags: [String] = []
+        for processor in plan.processors {
+            var flag = "NOT coalesce(s.processors @> \(statement.bind(upToDateStamp(processor), as: "jsonb")), false)"
+            if !plan.retryFailed {
+                flag += """
+                     AND NOT EXISTS (SELECT 1 FROM rederive_failures f WHERE f.pipeline = \(pipeline) \
+                    AND f.processor = \(statement.bind(processor.name)) AND f.record_id = r.record_id \
+                    AND f.version = \(statement.bind(Int32(processor.version))) AND f.current)
+                    """
+            }
+            flags.append("(\(flag))")
+        }
+        return (pipeline, flags, flags.joined(separator: " OR "))
+    }
+
+    /// `{"name": {"current": true, "version": 2}}`: what a stamp row contains when the processor is up to date.
+    static func upToDateStamp(_ processor: ProcessorDescriptor) -> String {
+        "{\(jsonString(processor.name)): {\"current\": true, \"version\": \(processor.version)}}"
+    }
+
+    /// A string as a JSON string literal.
+    static func jsonString(_ text: String) -> String {
+        (try? JSONEncoder().encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
+    }
+
+    public func status(of pipeline: Pipeline) async throws -> [ProcessorStatus] {
+        let logger = self.logger
+        return try await withConnection("read") { connection in
+            let records = try await Self.recordCount(pipeline, connection, logger)
+            var statuses: [ProcessorStatus] = []
+            for processor in pipeline.processors {
+                let upToDate = try await Self.upToDateCount(pipeline, processor, connection, logger)
+                statuses.append(ProcessorStatus(
+                    pipeline: pipeline.name, name: processor.name, version: processor.version, records: records,
+                    upToDate: upToDate, stale: records - upToDate,
+                    failed: try await Self.failedCount(pipeline, processor, connection, logger)
+                ))
+            }
+            return statuses
+        }
+    }
+
+    static func recordCount(_ pipeline: Pipeline, _ connection: PostgresConnection, _ logger: Logger) async throws -> Int {
+        var statement = SQLStatement()
+        statement.sql = "SELECT count(*) FROM rederive_records WHERE source = \(statement.bind(pipeline.table))"
+        return try await connection.count(statement, logger: logger)
+    }
+
+    static func upToDateCount(
+        _ pipeline: Pipeline, _ processor: ProcessorDescriptor, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> Int {
+        var statement = SQLStatement()
+        statement.sql = """
+            SELECT count(*) FROM rederive_stamps WHERE pipeline = \(statement.bind(pipeline.name))
+            AND processors @> \(statement.bind(upToDateStamp(processor), as: "jsonb"))
+            """
+        return try await connection.count(statement, logger: logger)
+    }
+
+    static func failedCount(
+        _ pipeline: Pipeline, _ processor: ProcessorDescriptor, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> Int {
+        var statement = SQLStatement()
+        statement.sql = """
+            SELECT count(*) FROM rederive_failures WHERE pipeline = \(statement.bind(pipeline.name))
+            AND processor = \(statement.bind(processor.name)) AND version = \(statement.bind(Int32(processor.version))) AND current
+            """
+        return try await connection.count(statement, logger: logger)
+    }
+}
+#endif

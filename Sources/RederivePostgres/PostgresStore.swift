@@ -1,0 +1,178 @@
+#if PostgreSQL
+import Foundation
+import Logging
+import NIOSSL
+import PostgresNIO
+import Rederive
+import Synchronization
+
+/// The store for a PostgreSQL database, derived by workers on many hosts at once.
+///
+/// ```swift
+/// let store = try await PostgresStore(url: "postgres://rederive@db.internal/rooms?sslmode=verify-full")
+/// defer { store.close() }
+/// let summary = try await Runner(store: store, pipelines: [RoomScan.pipeline]).run()
+/// ```
+///
+/// Every process that runs takes a lease of its own (``acquireLease(for:duration:)``) and claims
+/// batches of stale records with `FOR UPDATE SKIP LOCKED`, marking them with its lease token. Commits
+/// are fenced by that token and by each record's payload generation, so a worker whose lease expired
+/// and was taken over commits nothing. What is kept, per record, is described in ``PostgresSchema``.
+public final class PostgresStore: Sendable {
+    public let location: PostgresLocation
+    let client: PostgresClient
+    private let running: Task<Void, Never>
+    let logger: Logger
+    /// Where this process's claims of each pipeline have reached, by lease token and pipeline name.
+    let claimCursors = Mutex<[ClaimCursorKey: Int64]>([:])
+    /// How each pipeline's payload column is read as bytes, by table name (bytea, text or jsonb).
+    let payloadReaders = Mutex<[String: String]>([:])
+
+    /// Connects to `url` and creates rederive's bookkeeping tables when they are missing.
+    public convenience init(url: String, logger: Logger = PostgresStore.silent) async throws {
+        try await self.init(location: PostgresLocation(url: url), logger: logger)
+    }
+
+    /// Connects to `location` and creates rederive's bookkeeping tables when they are missing.
+    public init(location: PostgresLocation, logger: Logger = PostgresStore.silent) async throws {
+        self.location = location
+        self.logger = logger
+        var configuration = PostgresClient.Configuration(
+            host: location.host, port: location.port, username: location.user,
+            password: location.password, database: location.database,
+            tls: try Self.tls(location)
+        )
+        configuration.options.maximumConnections = 24
+        configuration.options.connectTimeout = .seconds(10)
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        running = Task { await client.run() }
+        do {
+            try await PostgresSchema.createBookkeeping(self)
+        } catch {
+            running.cancel()
+            throw error
+        }
+    }
+
+    deinit {
+        running.cancel()
+    }
+
+    /// Closes the connections. The store cannot be used afterwards.
+    public func close() {
+        running.cancel()
+    }
+
+    public static let silent = Logger(label: "rederive.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    private static func tls(_ location: PostgresLocation) throws -> PostgresClient.Configuration.TLS {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        switch location.tlsMode {
+        case .disable:
+            return .disable
+        case .allow, .prefer, .require:
+            // libpq's require checks no certificate unless a root certificate is given.
+            configuration.certificateVerification = .none
+            return location.tlsMode == .require ? .require(configuration) : .prefer(configuration)
+        case .verifyCA, .verifyFull:
+            configuration.certificateVerification = location.tlsMode == .verifyFull ? .fullVerification : .noHostnameVerification
+            if let root = location.rootCertificate {
+                configuration.trustRoots = .file(root)
+            }
+            return .require(configuration)
+        }
+    }
+
+    /// Runs `body` on a pooled connection; a database problem names the database (never its
+    /// password) and what was attempted, and rederive's own errors pass through.
+    func withConnection<T: Sendable>(_ verb: String, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        do {
+            return try await client.withConnection { connection in try await body(connection) }
+        } catch {
+            throw describe(error, verb)
+        }
+    }
+
+    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+    func transaction<T: Sendable>(_ verb: String, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await withConnection(verb) { connection in
+            try await connection.query("BEGIN", logger: logger)
+            do {
+                let value = try await body(connection)
+                try await connection.query("COMMIT", logger: logger)
+                return value
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
+        }
+    }
+
+    func describe(_ error: any Error, _ verb: String) -> any Error {
+        switch error {
+        case let error as RederiveError: error
+        case is CancellationError: error
+        default: RederiveError(.database, "cannot \(verb) \(location)", underlying: PostgresProblem(error))
+        }
+    }
+}
+
+/// A PostgresNIO error told in one line: the server's message and SQLSTATE, or what went wrong with
+/// the connection. PostgresNIO's own description says nothing, and its debug description may show
+/// statements; neither ever holds the password, and neither is used.
+struct PostgresProblem: Error, Sendable, CustomStringConvertible {
+    let description: String
+
+    init(_ error: any Error) {
+        guard let error = error as? PSQLError else {
+            description = "\(error)"
+            return
+        }
+        if let info = error.serverInfo, let message = info[.message] {
+            var text = message
+            if let detail = info[.detail] { text += " (\(detail))" }
+            if let state = info[.sqlState] { text += " [SQLSTATE \(state)]" }
+            description = text
+        } else if let underlying = error.underlying {
+            description = "\(error.code): \(underlying)"
+        } else {
+            description = "\(error.code)"
+        }
+    }
+}
+
+/// Which lease's claims of which pipeline a cursor belongs to.
+struct ClaimCursorKey: Hashable, Sendable {
+    let token: String
+    let pipeline: String
+}
+
+extension PostgresRowSequence {
+    /// Every row, decoded by `decode`.
+    func collect<T>(_ decode: (PostgresRow) throws -> T) async throws -> [T] {
+        var values: [T] = []
+        for try await row in self {
+            values.append(try decode(row))
+        }
+        return values
+    }
+}
+
+extension PostgresConnection {
+    /// Runs a built statement.
+    @discardableResult
+    func run(_ statement: SQLStatement, logger: Logger) async throws -> PostgresRowSequence {
+        try await query(statement.query, logger: logger)
+    }
+
+    /// The one integer a statement returns (a count), 0 when it returns no row.
+    func count(_ statement: SQLStatement, logger: Logger) async throws -> Int {
+        var total = 0
+        for try await row in try await run(statement, logger: logger) {
+            total = Int(try row.decode(Int64?.self) ?? 0)
+        }
+        return total
+    }
+}
+#endif

@@ -1,0 +1,229 @@
+#if PostgreSQL
+import Foundation
+import GRDB
+import Glibc
+import Rederive
+import RederiveCLI
+import RederiveCodec
+import RederivePostgres
+import RoomScan
+import Testing
+
+/// Which store a parameterised test runs on.
+enum TestStore: String, CaseIterable, CustomTestStringConvertible {
+    case sqlite, postgres
+    var testDescription: String { rawValue }
+
+    /// Runs `body` on a harness whose database is a new SQLite file or a new PostgreSQL database.
+    func withHarness<T>(_ body: (CommandHarness) async throws -> T) async throws -> T {
+        let server = self == .postgres ? try PostgresServer.shared().makeDatabase() : nil
+        return try await CommandHarness.withHarness(serverDatabase: server, body)
+    }
+}
+
+/// The commands behave the same on SQLite and PostgreSQL, and PostgreSQL shares a run among processes.
+@Suite("commands on PostgreSQL", .enabled(if: PostgresServer.testsRun, PostgresServer.skipReason), .timeLimit(.minutes(5)))
+struct PostgresCommandTests {
+    /// What the reports say, with run ids and times left out: equal across stores for the same corpus.
+    static func reports(_ harness: CommandHarness) async throws -> (status: String, failures: [String]) {
+        let status = try await harness.rederive("status", "--format", "json")
+        #expect(status.status == 0, "\(status.errors)")
+        let failures = try await harness.rederive("failures", "--format", "json")
+        #expect(failures.status == 0, "\(failures.errors)")
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(failures.output.utf8)) as? [[String: Any]])
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any])
+        let processors = try JSONSerialization.data(withJSONObject: [parsed["records"] ?? 0, parsed["processors"] ?? []], options: [.sortedKeys])
+        return (
+            String(decoding: processors, as: UTF8.self),
+            entries.map { "\($0["key"] ?? "")|\($0["processor"] ?? "")|\($0["kind"] ?? "")|\($0["message"] ?? "")" }.sorted()
+        )
+    }
+
+    @Test(arguments: TestStore.allCases)
+    func generateRunStatusFailuresAndInvalidateAgree(store: TestStore) async throws {
+        let (sqliteReports, sqliteValues) = try await TestStore.sqlite.withHarness { harness in
+            try await Self.generateAndRun(harness, parallel: 1)
+        }
+        try await store.withHarness { harness in
+            let (reports, values) = try await Self.generateAndRun(harness, parallel: 4)
+            #expect(reports.status == sqliteReports.status)
+            #expect(reports.failures == sqliteReports.failures)
+            #expect(values == sqliteValues)
+
+            let invalidated = try await harness.rederive("invalidate", "--processor", "element_counts")
+            #expect(invalidated.status == 0, "\(invalidated.errors)")
+            let status = try await harness.rederive("status", "--format", "json")
+            let parsed = try #require(try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any])
+            let processors = try #require(parsed["processors"] as? [[String: Any]])
+            let counts = try #require(processors.first { $0["name"] as? String == "element_counts" })
+            #expect(counts["upToDate"] as? Int == 0)
+            let again = try await harness.rederive("run", "--progress", "none")
+            #expect(again.output.contains(" 0 derived"), "\(again.output)")
+            #expect(try await Self.reports(harness).status == sqliteReports.status)
+        }
+    }
+
+    /// Generates 240 records, 5 % broken, runs, and returns the reports and derived values.
+    static func generateAndRun(_ harness: CommandHarness, parallel: Int) async throws -> (
+        reports: (status: String, failures: [String]), values: [String: [String]]
+    ) {
+        let generated = try await harness.rederive("generate", "--count", "240", "--seed", "5", "--corrupt", "0.05")
+        #expect(generated.status == 0, "\(generated.errors)")
+        let run = try await harness.rederive("run", "--parallel", String(parallel), "--batch-size", "16", "--progress", "none")
+        #expect(run.status == 3, "\(run.output) \(run.errors)")
+        #expect(run.output.contains(" 0 unchanged"), "\(run.output)")
+        return (try await reports(harness), try derivedValues(harness))
+    }
+
+    /// Per key, every derived column as text (numbers as Swift prints them), from either store.
+    static func derivedValues(_ harness: CommandHarness) throws -> [String: [String]] {
+        let columns = RoomScan.pipeline.outputColumns
+        func text(_ raw: String?, _ type: ColumnType) -> String {
+            guard let raw else { return "NULL" }
+            switch type {
+            case .real: return Double(raw).map { "\($0)" } ?? raw
+            case .integer: return Int64(raw).map { "\($0)" } ?? raw
+            default: return raw
+            }
+        }
+        let select = "SELECT s.scan_id, " + columns.map { "d.\"\($0.name)\"" }.joined(separator: ", ")
+            + " FROM room_scans s JOIN room_scans_derived d ON d.id = s.id"
+        var values: [String: [String]] = [:]
+        if let url = harness.serverDatabase {
+            let database = String(url.split(separator: "/").last?.split(separator: "?").first ?? "")
+            let rows = try PostgresServer.shared().psqlRows(database, select)
+            for row in rows {
+                values[row[0]] = zip(row.dropFirst(), columns).map { text($0 == PostgresServer.nullMarker ? nil : $0, $1.type) }
+            }
+        } else {
+            try harness.connection().read { db in
+                for row in try Row.fetchAll(db, sql: select) {
+                    values[row[0]] = columns.enumerated().map { index, column in
+                        let value: DatabaseValue = row[index + 1]
+                        switch value.storage {
+                        case .null: return "NULL"
+                        case .int64(let number): return text(String(number), column.type)
+                        case .double(let number): return text("\(number)", column.type)
+                        case .string(let string): return string
+                        case .blob(let data): return data.base64EncodedString()
+                        }
+                    }
+                }
+            }
+        }
+        return values
+    }
+
+    @Test func threeProcessesOneKilledDeriveEveryRecordExactlyOnce() async throws {
+        let count = 600
+        let sqliteValues = try await TestStore.sqlite.withHarness { harness in
+            _ = try await harness.rederive("generate", "--count", String(count), "--seed", "9", "--corrupt", "0.03")
+            _ = try await harness.rederive("run", "--progress", "none")
+            return try Self.derivedValues(harness)
+        }
+        let server = try PostgresServer.shared()
+        try await TestStore.postgres.withHarness { harness in
+            let url = try #require(harness.serverDatabase)
+            let database = String(url.split(separator: "/").last?.split(separator: "?").first ?? "")
+            _ = try await harness.rederive("generate", "--count", String(count), "--seed", "9", "--corrupt", "0.03")
+            // Paced, so that the kill lands while every process still has work.
+            let arguments = ["run", "--db", url, "--parallel", "2", "--batch-size", "10", "--max-rate", "60",
+                             "--lease-duration", "2", "--progress", "none"]
+            let workers = try (0..<3).map { _ in try RederiveProcess.start(arguments, in: harness.directory) }
+            let victim = workers[0]
+            var committed = 0
+            while committed == 0 && !victim.hasEnded {
+                try await Task.sleep(for: .milliseconds(100))
+                committed = Int(try server.psql(database, "SELECT coalesce(sum(done), 0) FROM rederive_leases WHERE process_id = \(victim.child.pid)")
+                    .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            }
+            #expect(!victim.hasEnded, "the first worker ended before it could be killed")
+            _ = Glibc.kill(victim.child.pid, SIGKILL)
+            let killed = try await victim.wait()
+            #expect(killed.signaled && killed.status == SIGKILL)
+            for worker in workers.dropFirst() {
+                let outcome = try await worker.wait()
+                #expect(outcome.status == 3, "\(outcome.output) \(outcome.errors)")
+            }
+            // Each record was committed once: the runs' counts (the killed one's included, since every
+            // commit adds to its run) sum to the corpus, and nothing was derived a second time.
+            let totals = try server.psql(database, "SELECT sum(derived + failed), sum(unchanged), count(*) FROM rederive_runs")
+                .trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|").map(String.init)
+            #expect(totals == [String(count), "0", "3"], "\(totals)")
+            let leftovers = try server.psql(database, """
+                SELECT (SELECT count(*) FROM rederive_records WHERE claimed_by IS NOT NULL)
+                    + (SELECT count(*) FROM rederive_leases WHERE expires_at > now())
+                """).trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(leftovers == "0")
+            #expect(try Self.derivedValues(harness) == sqliteValues)
+            let pending = try await harness.rederive("run", "--progress", "none")
+            #expect(pending.output.contains("0 derived, 0 unchanged, 0 failed"), "\(pending.output)")
+        }
+    }
+
+    @Test func aCommitAfterTheLeaseWasTakenOverIsSkipped() async throws {
+        let url = try PostgresServer.shared().makeDatabase()
+        let store = try await PostgresStore(url: url)
+        defer { store.close() }
+        let pipeline = RoomScan.pipeline
+        try await store.prepare(pipeline)
+        let payloads = (0..<5).map { index in
+            ("scan-\(index)", Array(#"{"walls": [], "doors": [], "windows": [], "openings": [], "objects": []}"#.utf8))
+        }
+        _ = try await store.importPayloads(payloads, into: pipeline)
+        let plan = RunPlan(pipeline: pipeline)
+        guard case .acquired(let late) = try await store.acquireLease(for: WorkerIdentity(host: "a", processID: 1), duration: .seconds(1)) else {
+            Issue.record("no lease")
+            return
+        }
+        let claimed = try await store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: late)
+        #expect(claimed.count == 5)
+        try await Task.sleep(for: .milliseconds(1500))  // the lease expires unrenewed
+        guard case .acquired(let taker) = try await store.acquireLease(for: WorkerIdentity(host: "b", processID: 2), duration: .seconds(30)) else {
+            Issue.record("no lease")
+            return
+        }
+        let retaken = try await store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: taker)
+        #expect(retaken.map(\.recordID) == claimed.map(\.recordID))
+        let runID = try await store.startRun(processors: [])
+        let results = claimed.map { Runner.derive($0, pipeline: pipeline, codec: .init()) }
+        let lateCounts = try await store.commit(results, plan: plan, runID: runID, lease: late)
+        #expect(lateCounts.skipped == 5 && lateCounts.total == 5)
+        let counts = try await store.commit(results, plan: plan, runID: runID, lease: taker)
+        #expect(counts.skipped == 0 && counts.derived + counts.failed == 5)
+        await #expect(throws: RederiveError.self) { try await store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: late) }
+        try await store.releaseLease(taker)
+        #expect(try await store.liveWorkers().isEmpty)
+    }
+
+    @Test func passwordsNeverShowAndSQLiteOnlyCommandsSaySo() async throws {
+        let server = try PostgresServer.shared()
+        try await CommandHarness.withHarness(serverDatabase: "postgres://postgres:hunter2@127.0.0.1:\(server.port)/no_such_database?sslmode=disable") { harness in
+            let status = try await harness.rederive("status")
+            #expect(status.status == 1)
+            #expect(status.errors.contains("postgres://postgres@127.0.0.1:\(server.port)/no_such_database"), "\(status.errors)")
+            #expect(!status.errors.contains("hunter2") && !status.output.contains("hunter2"))
+            let backup = try await harness.rederive("backup", "--to", harness.directory.appendingPathComponent("copy").path)
+            #expect(backup.status == 1)
+            #expect(backup.errors.contains("pg_dump") && !backup.errors.contains("hunter2"), "\(backup.errors)")
+            #expect(backup.errors.split(separator: "\n").count == 1)
+        }
+    }
+}
+
+extension PostgresServer {
+    static let nullMarker = "<NULL>"
+
+    /// The rows of a query, tab-separated fields, NULL as ``nullMarker``.
+    func psqlRows(_ database: String, _ sql: String) throws -> [[String]] {
+        let output = try Self.run(
+            ["\(Self.binaries)/psql", "-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", database,
+             "-v", "ON_ERROR_STOP=1", "-A", "-t", "-q", "-F", "\t", "-P", "null=\(Self.nullMarker)", "-c", sql],
+            asServer: false
+        )
+        return output.split(separator: "\n", omittingEmptySubsequences: true).map { line in
+            line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        }
+    }
+}
+#endif
