@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "Rederive", targets: ["Rederive"]),
         .library(name: "RederiveSQLite", targets: ["RederiveSQLite"]),
         .library(name: "RederiveCLI", targets: ["RederiveCLI"]),
+        .library(name: "RederiveReport", targets: ["RederiveReport"]),
         .library(name: "RoomScan", targets: ["RoomScan"]),
         .executable(name: "rederive", targets: ["rederive"]),
     ],
@@ -47,11 +48,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Self-contained HTML reports with inline SVG charts: a dry run's changes, a database's state.
+        // Works on the store interfaces, so on any store.
+        .target(
+            name: "RederiveReport",
+            dependencies: ["Rederive"]
+        ),
         // Every subcommand, reusable by an app's own executable with its own pipelines.
         .target(
             name: "RederiveCLI",
             dependencies: [
                 "Rederive",
+                "RederiveReport",
                 "RederiveSQLite",
                 "RederiveCodec",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -102,6 +110,10 @@ let package = Package(
                 "RederiveCodec",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
+        ),
+        .testTarget(
+            name: "RederiveReportTests",
+            dependencies: ["RederiveReport", "Rederive", "RederiveSQLite", "RederiveCodec"]
         ),
         .testTarget(
             name: "RoomScanTests",

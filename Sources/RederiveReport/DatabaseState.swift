@@ -1,0 +1,63 @@
+import Foundation
+import Rederive
+
+/// What `rederive report` shows about a database, read through the store interfaces: per processor
+/// how current its values are, the recorded runs, the current failures, and a sample of the derived
+/// numeric values.
+public struct DatabaseState: Sendable {
+    /// Per processor of every pipeline: up to date, stale and failed records.
+    public var status: [ProcessorStatus]
+    /// Recorded runs, oldest first.
+    public var runs: [RunHistoryEntry]
+    /// Current failures of every pipeline.
+    public var failures: [RecordFailure]
+    /// Per numeric output column: the sampled records' values (nil for NULL).
+    public var values: [ColumnIdentity: [Double?]]
+    /// Per pipeline: how many records were sampled for ``values``, and how many it has.
+    public var sampled: [String: SampleSize]
+
+    /// How many records a sample holds, of how many.
+    public struct SampleSize: Sendable, Hashable {
+        /// Records in the sample.
+        public let sampled: Int
+        /// Records in the pipeline's table.
+        public let records: Int
+    }
+
+    /// How many runs a report shows at most, the newest.
+    public static let runLimit = 60
+
+    /// Reads the state of `pipelines` from `store`, with up to `sampleSize` records per pipeline chosen
+    /// at random for the value distributions.
+    public static func read(
+        from store: any RecordStore & VerificationSource, pipelines: [Pipeline], sampleSize: Int = 2_000
+    ) async throws -> DatabaseState {
+        var state = DatabaseState(status: [], runs: [], failures: [], values: [:], sampled: [:])
+        state.runs = try await store.runs(limit: runLimit).reversed()
+        for pipeline in pipelines {
+            let status = try await store.status(of: pipeline)
+            state.status += status
+            state.failures += try await store.failures(of: pipeline, filter: FailureFilter())
+            let ids = try await store.sampleRecordIDs(of: pipeline, count: sampleSize)
+            var columns: [(processor: Int, column: Int, identity: ColumnIdentity)] = []
+            for (processorIndex, processor) in pipeline.processors.enumerated() {
+                for (columnIndex, column) in processor.columns.enumerated() where column.type == .integer || column.type == .real {
+                    let identity = ColumnIdentity(pipeline: pipeline.name, processor: processor.name, column: column.name, type: column.type)
+                    columns.append((processorIndex, columnIndex, identity))
+                    state.values[identity] = []
+                }
+            }
+            // In chunks, so that the payloads read beside the values never add up.
+            for start in stride(from: 0, to: ids.count, by: 256) {
+                let records = try await store.storedRecords(of: pipeline, ids: Array(ids[start..<min(start + 256, ids.count)]))
+                for record in records {
+                    for (processor, column, identity) in columns {
+                        state.values[identity]?.append(record.values[processor][column].number)
+                    }
+                }
+            }
+            state.sampled[pipeline.name] = SampleSize(sampled: ids.count, records: status.first?.records ?? ids.count)
+        }
+        return state
+    }
+}
