@@ -8,12 +8,18 @@ enum AxisTicks {
         guard lower.isFinite, upper.isFinite, lower < upper else { return [] }
         switch scale {
         case .linear:
-            let step = niceStep((upper - lower) / Double(target))
+            // Multiples of a step, each computed from integers so that 3 × 0.2 reads 0.6.
+            let (mantissa, exponent) = niceStep((upper - lower) / Double(target))
+            let scale = pow(10, Double(abs(exponent)))
+            let value = { (multiple: Int) in
+                exponent < 0 ? Double(multiple * mantissa) / scale : Double(multiple * mantissa) * scale
+            }
+            let step = value(1)
             var ticks: [Double] = []
-            var tick = (lower / step).rounded(.up) * step
-            while tick <= upper + step * 1e-9 {
-                ticks.append(abs(tick) < step * 1e-9 ? 0 : tick)
-                tick += step
+            var multiple = Int((lower / step).rounded(.up))
+            while value(multiple) <= upper + step * 1e-9 {
+                ticks.append(value(multiple))
+                multiple += 1
             }
             return ticks
         case .symmetricLog(let threshold):
@@ -37,13 +43,14 @@ enum AxisTicks {
         }
     }
 
-    /// 1, 2 or 5 times a power of ten, at least `rough`.
-    static func niceStep(_ rough: Double) -> Double {
-        guard rough > 0, rough.isFinite else { return 1 }
-        let power = pow(10, log10(rough).rounded(.down))
-        for factor in [1.0, 2, 5, 10] where factor * power >= rough {
-            return factor * power
+    /// 1, 2 or 5 times a power of ten, at least `rough`: the factor and the exponent.
+    static func niceStep(_ rough: Double) -> (mantissa: Int, exponent: Int) {
+        guard rough > 0, rough.isFinite else { return (1, 0) }
+        let exponent = Int(log10(rough).rounded(.down))
+        let power = pow(10, Double(exponent))
+        for factor in [1, 2, 5] where Double(factor) * power >= rough * (1 - 1e-12) {
+            return (factor, exponent)
         }
-        return 10 * power
+        return (1, exponent + 1)
     }
 }

@@ -22,6 +22,12 @@ public struct DatabaseState: Sendable {
         public let sampled: Int
         /// Records in the pipeline's table.
         public let records: Int
+
+        /// `sampled` records of `records`.
+        public init(sampled: Int, records: Int) {
+            self.sampled = sampled
+            self.records = records
+        }
     }
 
     /// How many runs a report shows at most, the newest.

@@ -31,8 +31,8 @@ public struct Histogram: Sendable, Hashable {
 
     /// `binCount` bins of equal width covering `range`, or the finite values' own range when nil.
     ///
-    /// When every value is the same, the bins are centred on it (a width of 1 around it, or of its
-    /// magnitude when larger), so that it shows as one bar in the middle.
+    /// When every value is the same, the bins span 1 centred on it, so that it shows as one bar in
+    /// the middle (for an odd `binCount`).
     public init(_ values: [Double], binCount: Int, range: ClosedRange<Double>? = nil) {
         precondition(binCount >= 1, "a histogram has at least one bin")
         let finite = values.filter(\.isFinite)
@@ -45,9 +45,8 @@ public struct Histogram: Sendable, Hashable {
         var lower = span.lowerBound
         var upper = span.upperBound
         if lower == upper {
-            let half = max(0.5, abs(lower) * 0.5)
-            lower -= half
-            upper += half
+            lower -= 0.5
+            upper += 0.5
         }
         let width = (upper - lower) / Double(binCount)
         bins = (0..<binCount).map { index in
