@@ -55,6 +55,8 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var safety: RunSafetyOptions
 
+    @OptionGroup var report: DryRunReportOptions
+
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
@@ -64,6 +66,7 @@ struct RunCommand: AsyncParsableCommand {
         if let maxRate, !(maxRate > 0) { throw ValidationError("--max-rate must be positive") }
         if maxPayloadSize < 1 { throw ValidationError("--max-payload-size must be at least 1 MiB") }
         if let timeout, !(timeout > 0 && timeout.isFinite) { throw ValidationError("--timeout must be a positive number of seconds") }
+        try report.validate(dryRun: safety.dryRun)
     }
 
     func run() async throws {
@@ -80,7 +83,7 @@ struct RunCommand: AsyncParsableCommand {
         )
         configuration.recordTimeout = timeout.map { .milliseconds(Int64($0 * 1000)) }
         if safety.dryRun {
-            return try await safety.preview(database, configuration: configuration, console: console)
+            return try await safety.preview(database, configuration: configuration, report: report, console: console)
         }
         let store = try await database.openStore()
         let isolated = isolate

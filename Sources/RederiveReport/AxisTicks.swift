@@ -4,12 +4,13 @@ import Foundation
 /// scale; zero and powers of ten on a symmetric log scale.
 enum AxisTicks {
     /// Tick values between `lower` and `upper` (in value space, not axis positions).
-    static func values(from lower: Double, to upper: Double, scale: AxisScale, target: Int = 5) -> [Double] {
+    /// With `integral`, only integers: a step of at least 1.
+    static func values(from lower: Double, to upper: Double, scale: AxisScale, integral: Bool = false, target: Int = 5) -> [Double] {
         guard lower.isFinite, upper.isFinite, lower < upper else { return [] }
         switch scale {
         case .linear:
             // Multiples of a step, each computed from integers so that 3 × 0.2 reads 0.6.
-            let (mantissa, exponent) = niceStep((upper - lower) / Double(target))
+            let (mantissa, exponent) = niceStep(max((upper - lower) / Double(target), integral ? 1 : 0))
             let scale = pow(10, Double(abs(exponent)))
             let value = { (multiple: Int) in
                 exponent < 0 ? Double(multiple * mantissa) / scale : Double(multiple * mantissa) * scale

@@ -129,7 +129,7 @@ public enum DatabaseStatePage {
             }
             html += "<div data-column=\"\(HTML.escape(identity.column))\">" + ReportPage.figure(
                 SVGChart.histogram([SVGChart.Series(name: identity.column, cssClass: "new", histogram: histogram)],
-                                   scale: .linear, kind: "distribution", label: "distribution of \(identity.column)"),
+                                   scale: .linear, integral: identity.type == .integer, kind: "distribution", label: "distribution of \(identity.column)"),
                 caption: caption + "."
             ) + "</div>"
         }

@@ -167,7 +167,7 @@ public struct DryRunPage: Sendable {
                 SVGChart.histogram(
                     [SVGChart.Series(name: "stored", cssClass: "old", histogram: values.old),
                      SVGChart.Series(name: "new", cssClass: "new", histogram: values.new)],
-                    scale: .linear, kind: "values", label: "\(column.column): stored and new values"
+                    scale: .linear, integral: integral, kind: "values", label: "\(column.column): stored and new values"
                 ),
                 caption: "Values of \(ReportNumber.count(sampled.values.elements.count)) records"
                     + (sampled.values.isComplete ? "" : " sampled of \(ReportNumber.count(sampled.values.seen))")
@@ -179,7 +179,7 @@ public struct DryRunPage: Sendable {
             html += ReportPage.figure(
                 SVGChart.histogram(
                     [SVGChart.Series(name: "changes", cssClass: "diff", histogram: chart.histogram)],
-                    scale: chart.scale, kind: "differences", label: "\(column.column): differences, new minus stored"
+                    scale: chart.scale, integral: integral && !chart.scale.isLogarithmic, kind: "differences", label: "\(column.column): differences, new minus stored"
                 ),
                 caption: "Differences (new − stored) of \(ReportNumber.count(differences.count)) changed values"
                     + (sampled.differences.isComplete ? "" : " sampled of \(ReportNumber.count(sampled.differences.seen))")
@@ -203,8 +203,8 @@ public struct DryRunPage: Sendable {
             html += "<div class=\"table\"><table data-chart=\"text-changes\"><thead><tr><th>stored</th><th>after the run</th><th class=\"num\">records</th><th></th></tr></thead><tbody>"
             for change in column.commonChanges {
                 let width = Double(change.count) / Double(maximum) * 100
-                html += "<tr><td>\(HTML.escape(change.from.map { ReportPage.value($0.description) } ?? "(no stored row)"))</td>"
-                html += "<td>\(HTML.escape(ReportPage.value(change.to.description)))</td><td class=\"num\">\(ReportNumber.count(change.count))</td>"
+                html += "<tr><td>\(HTML.escape(change.from.map { ReportNumber.value($0) } ?? "(no stored row)"))</td>"
+                html += "<td>\(HTML.escape(ReportNumber.value(change.to)))</td><td class=\"num\">\(ReportNumber.count(change.count))</td>"
                 html += "<td style=\"width:30%\"><svg class=\"chart\" viewBox=\"0 0 100 8\" preserveAspectRatio=\"none\" aria-hidden=\"true\"><rect class=\"new\" x=\"0\" y=\"0\" height=\"8\" width=\"\(String(format: "%.1f", width))\"/></svg></td></tr>"
             }
             return html + "</tbody></table></div></section>"
@@ -222,10 +222,10 @@ public struct DryRunPage: Sendable {
                     if index == 0 {
                         html += "<td rowspan=\"\(record.changes.count)\">\(HTML.escape(ReportPage.record(key: record.key, id: record.recordID, redactKeys: redactKeys)))</td>"
                     }
-                    let stored = change.old.map { ReportPage.value($0.description, limit: 40) } ?? "(none)"
+                    let stored = change.old.map { ReportNumber.value($0, limit: 40) } ?? "(none)"
                     let relative = change.old?.number.flatMap { old in change.new.number.map { ReportNumber.relativeChange(from: old, to: $0) } } ?? ""
                     html += "<td>\(HTML.escape(change.column.column))</td><td class=\"num\">\(HTML.escape(stored))</td>"
-                    html += "<td class=\"num\">\(HTML.escape(ReportPage.value(change.new.description, limit: 40)))</td><td class=\"num\">\(HTML.escape(relative))</td></tr>"
+                    html += "<td class=\"num\">\(HTML.escape(ReportNumber.value(change.new, limit: 40)))</td><td class=\"num\">\(HTML.escape(relative))</td></tr>"
                 }
             }
             return html + "</tbody></table></div>"

@@ -1,4 +1,5 @@
 import Foundation
+import Rederive
 
 /// Numbers as reports show them: integers in full with thousands separators, other values with four
 /// significant digits, never in a locale's format, so that a report reads the same everywhere.
@@ -11,6 +12,19 @@ enum ReportNumber {
         }
         let text = String(format: "%.4g", value)
         return text.hasPrefix("-") ? "−" + text.dropFirst() : text
+    }
+
+    /// A stored or derived value for a table: numbers to six significant digits, text shortened.
+    static func value(_ value: DerivedValue, limit: Int = 80) -> String {
+        switch value {
+        case .real(let number):
+            if number.isFinite, number == number.rounded(), abs(number) < 1e15 { return String(Int64(number)) }
+            return number.isFinite ? String(format: "%.6g", number) : format(number)
+        case .text(let text):
+            return text.count > limit ? String(text.prefix(limit)) + "…" : text
+        default:
+            return value.description
+        }
     }
 
     static func count(_ value: Int) -> String {

@@ -30,7 +30,8 @@ enum SVGChart {
     /// Histograms of one or more series over the same bins, drawn side by side within each bin.
     /// The bins are positions on `scale` (``AxisScale/transform(_:)`` of the values); tick labels
     /// show values.
-    static func histogram(_ series: [Series], scale: AxisScale, kind: String, label: String, frame: Frame = Frame()) -> String {
+    /// With `integral`, ticks fall on integers only.
+    static func histogram(_ series: [Series], scale: AxisScale, integral: Bool = false, kind: String, label: String, frame: Frame = Frame()) -> String {
         guard let first = series.first?.histogram, let low = first.lower, let high = first.upper, high > low else {
             return emptyChart(kind: kind, label: label, frame: frame)
         }
@@ -53,7 +54,7 @@ enum SVGChart {
                 svg += "<title>\(HTML.escape(binLabel(bin, scale: scale, last: index == first.bins.count - 1))): \(HTML.escape(counts.last ?? ""))</title></rect>"
             }
         }
-        for tick in AxisTicks.values(from: scale.inverse(low), to: scale.inverse(high), scale: scale) {
+        for tick in AxisTicks.values(from: scale.inverse(low), to: scale.inverse(high), scale: scale, integral: integral) {
             let position = x(scale.transform(tick))
             svg += "<line class=\"tick\" x1=\(quoted(position)) x2=\(quoted(position)) y1=\(quoted(frame.baseline)) y2=\(quoted(frame.baseline + 5))/>"
             svg += "<text class=\"axis\" x=\(quoted(position)) y=\(quoted(frame.baseline + 18)) text-anchor=\"middle\">\(HTML.escape(ReportNumber.format(tick)))</text>"
@@ -96,8 +97,10 @@ enum SVGChart {
     /// to its own total.
     static func stackedRows(_ rows: [(label: String, segments: [Segment])], kind: String, label: String) -> String {
         let rowHeight = 30.0
+        // Wide, so that on a laptop screen its labels are about the size of the page's text.
         var frame = Frame()
-        frame.left = 170
+        frame.width = 1100
+        frame.left = 220
         frame.top = 6
         frame.bottom = 6
         frame.height = frame.top + frame.bottom + rowHeight * Double(max(rows.count, 1))

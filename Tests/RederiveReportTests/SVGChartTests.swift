@@ -50,6 +50,12 @@ struct SVGChartTests {
         #expect(AxisTicks.values(from: -0.3, to: 0.7, scale: .linear) == [-0.2, 0, 0.2, 0.4, 0.6])
         #expect(AxisTicks.values(from: 1, to: 1, scale: .linear).isEmpty)
     }
+
+    @Test func integerAxesTickOnIntegersOnly() {
+        #expect(AxisTicks.values(from: -0.5, to: 1.5, scale: .linear, integral: true) == [0, 1])
+        #expect(AxisTicks.values(from: 0.5, to: 1.5, scale: .linear, integral: true) == [1])
+        #expect(AxisTicks.values(from: 0, to: 1000, scale: .linear, integral: true) == [0, 200, 400, 600, 800, 1000])
+    }
 }
 
 extension String {
