@@ -19,7 +19,7 @@ public enum DatabaseStatePage {
             ("database", database),
             ("pipeline", state.sampled.keys.sorted().joined(separator: ", ")),
             ("records", ReportNumber.count(records)),
-            ("processors up to date", "\(state.status.filter { $0.stale == 0 }.count) of \(state.status.count)"),
+            ("up to date for every processor", "\(ReportNumber.count(state.status.map(\.upToDate).min() ?? 0)) records"),
             ("current failures", ReportNumber.count(state.failures.count)),
             ("made", ReportPage.timestamp(now)),
         ]) + "</header>"
@@ -89,7 +89,7 @@ public enum DatabaseStatePage {
                  ReportNumber.count(item.run.counts.derived), ReportNumber.count(item.run.counts.unchanged),
                  ReportNumber.count(item.run.counts.failed), item.seconds == nil ? "–" : ReportNumber.format(item.rate.rounded())]
             },
-            numeric: [4, 5, 6, 7], kind: "runs"
+            numeric: [0, 4, 5, 6, 7], unbroken: [1, 2], kind: "runs"
         )
         return html
     }
@@ -102,7 +102,7 @@ public enum DatabaseStatePage {
         var html = ReportPage.figure(
             SVGChart.stackedRows(
                 groups.kinds.map { (label: $0.kind.rawValue, segments: [SVGChart.Segment(cssClass: "fail", value: $0.count, name: "failures")]) },
-                kind: "failure-kinds", label: "failures by kind"
+                commonScale: true, kind: "failure-kinds", label: "failures by kind"
             ),
             caption: "Failures by kind: " + groups.kinds.map { "\($0.kind.rawValue) \(ReportNumber.count($0.count))" }.joined(separator: ", ") + "."
         )

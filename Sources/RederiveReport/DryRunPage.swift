@@ -71,7 +71,6 @@ public struct DryRunPage: Sendable {
             body += "<p class=\"subtitle\">Derived in memory and compared with the stored values; nothing was written.</p>"
             body += ReportPage.facts(facts()) + "</header>"
             body += "<h2>Processors</h2>" + processors()
-            body += "<h2>Columns</h2>" + columnTable()
             let numeric = changed.filter { $0.type == .integer || $0.type == .real }
             let other = changed.filter { $0.type != .integer && $0.type != .real }
             if !numeric.isEmpty {
@@ -82,6 +81,7 @@ public struct DryRunPage: Sendable {
             if !other.isEmpty {
                 body += "<h2>Text columns that would change</h2>" + other.map(textSection).joined()
             }
+            body += "<h2>Every column</h2>" + columnTable()
             body += "<h2>Records that change most</h2>" + topRecords()
             body += "<h2>Failures a run would record</h2>" + FailureGroups(report.failures.map {
                 FailureGroups.Entry(kind: $0.kind, message: $0.message, processor: $0.processor, key: $0.key, recordID: $0.recordID)

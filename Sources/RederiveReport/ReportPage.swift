@@ -31,7 +31,8 @@ enum ReportPage {
     }
 
     /// A table; header cells and cells are escaped here. `numeric` columns align right.
-    static func table(_ headers: [String], _ rows: [[String]], numeric: Set<Int> = [], kind: String? = nil) -> String {
+    /// `unbroken` columns never wrap (times, identifiers).
+    static func table(_ headers: [String], _ rows: [[String]], numeric: Set<Int> = [], unbroken: Set<Int> = [], kind: String? = nil) -> String {
         var html = "<div class=\"table\"><table\(kind.map { " data-table=\"\(HTML.escape($0))\"" } ?? "")><thead><tr>"
         for (index, header) in headers.enumerated() {
             html += "<th\(numeric.contains(index) ? " class=\"num\"" : "")>\(HTML.escape(header))</th>"
@@ -40,7 +41,8 @@ enum ReportPage {
         for row in rows {
             html += "<tr>"
             for (index, cell) in row.enumerated() {
-                html += "<td\(numeric.contains(index) ? " class=\"num\"" : "")>\(HTML.escape(cell))</td>"
+                let cssClass = numeric.contains(index) ? " class=\"num\"" : unbroken.contains(index) ? " class=\"nowrap\"" : ""
+                html += "<td\(cssClass)>\(HTML.escape(cell))</td>"
             }
             html += "</tr>"
         }

@@ -40,7 +40,8 @@ enum ReportStyle {
         .fail { fill: var(--fail); background: var(--fail); } .empty { fill: var(--border); }
         .table { overflow-x: auto; }
         table { border-collapse: collapse; width: 100%; font-size: 13px; }
-        th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--border); vertical-align: top; overflow-wrap: anywhere; }
+        th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--border); vertical-align: top; overflow-wrap: break-word; }
+        td.nowrap { white-space: nowrap; }
         th { color: var(--muted); font-weight: 600; background: var(--panel); }
         td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
         footer { margin-top: 32px; color: var(--muted); font-size: 12px; }

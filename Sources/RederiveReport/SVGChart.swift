@@ -77,7 +77,8 @@ enum SVGChart {
             let x = frame.left + Double(index) * slot
             let value = item.value.isFinite ? max(0, item.value) : 0
             let height = value > 0 ? max(1, value / maximum * frame.plotHeight) : 0
-            svg += "<rect class=\"\(cssClass)\" x=\(quoted(x + slot * 0.15)) y=\(quoted(frame.baseline - height)) width=\(quoted(slot * 0.7)) height=\(quoted(height))>"
+            let barWidth = min(slot * 0.7, 48)
+            svg += "<rect class=\"\(cssClass)\" x=\(quoted(x + (slot - barWidth) / 2)) y=\(quoted(frame.baseline - height)) width=\(quoted(barWidth)) height=\(quoted(height))>"
             svg += "<title>\(HTML.escape(item.detail))</title></rect>"
             if index % labelEvery == 0 {
                 svg += "<text class=\"axis\" x=\(quoted(x + slot / 2)) y=\(quoted(frame.baseline + 18)) text-anchor=\"middle\">\(HTML.escape(item.label))</text>"
@@ -93,9 +94,9 @@ enum SVGChart {
         let name: String
     }
 
-    /// One horizontal bar per row, split into segments proportional to their values, each row scaled
-    /// to its own total.
-    static func stackedRows(_ rows: [(label: String, segments: [Segment])], kind: String, label: String) -> String {
+    /// One horizontal bar per row, split into segments proportional to their values. Each row fills
+    /// the width (shares of its own total) unless `commonScale`, where the largest row does.
+    static func stackedRows(_ rows: [(label: String, segments: [Segment])], commonScale: Bool = false, kind: String, label: String) -> String {
         let rowHeight = 30.0
         // Wide, so that on a laptop screen its labels are about the size of the page's text.
         var frame = Frame()
@@ -106,6 +107,7 @@ enum SVGChart {
         frame.height = frame.top + frame.bottom + rowHeight * Double(max(rows.count, 1))
         guard !rows.isEmpty else { return emptyChart(kind: kind, label: label, frame: frame) }
         var svg = open(kind: kind, label: label, frame: frame)
+        let largest = rows.map { $0.segments.reduce(0) { $0 + $1.value } }.max() ?? 0
         for (index, row) in rows.enumerated() {
             let y = frame.top + Double(index) * rowHeight
             svg += "<text class=\"axis\" x=\(quoted(frame.left - 8)) y=\(quoted(y + rowHeight / 2 + 4)) text-anchor=\"end\">\(HTML.escape(row.label))</text>"
@@ -116,7 +118,7 @@ enum SVGChart {
                 continue
             }
             for segment in row.segments where segment.value > 0 {
-                let width = Double(segment.value) / Double(total) * frame.plotWidth
+                let width = Double(segment.value) / Double(commonScale ? largest : total) * frame.plotWidth
                 svg += "<rect class=\"\(segment.cssClass)\" x=\(quoted(x)) y=\(quoted(y + 4)) width=\(quoted(width)) height=\(quoted(rowHeight - 8))>"
                 svg += "<title>\(HTML.escape("\(row.label): \(ReportNumber.count(segment.value)) \(segment.name) (\(ReportNumber.percent(segment.value, of: total)))"))</title></rect>"
                 x += width
