@@ -36,7 +36,7 @@ public struct DatabaseState: Sendable {
     /// Reads the state of `pipelines` from `store`, with up to `sampleSize` records per pipeline chosen
     /// at random for the value distributions.
     public static func read(
-        from store: any RecordStore & VerificationSource, pipelines: [Pipeline], sampleSize: Int = 2_000
+        from store: any RecordStore & StoredValueReading & VerificationSource, pipelines: [Pipeline], sampleSize: Int = 2_000
     ) async throws -> DatabaseState {
         var state = DatabaseState(status: [], runs: [], failures: [], values: [:], sampled: [:])
         state.runs = try await store.runs(limit: runLimit).reversed()
@@ -45,20 +45,27 @@ public struct DatabaseState: Sendable {
             state.status += status
             state.failures += try await store.failures(of: pipeline, filter: FailureFilter())
             let ids = try await store.sampleRecordIDs(of: pipeline, count: sampleSize)
-            var columns: [(processor: Int, column: Int, identity: ColumnIdentity)] = []
-            for (processorIndex, processor) in pipeline.processors.enumerated() {
-                for (columnIndex, column) in processor.columns.enumerated() where column.type == .integer || column.type == .real {
-                    let identity = ColumnIdentity(pipeline: pipeline.name, processor: processor.name, column: column.name, type: column.type)
-                    columns.append((processorIndex, columnIndex, identity))
-                    state.values[identity] = []
+            // Values in ``Pipeline/outputColumns`` order, as ``StoredValueReading`` gives them.
+            var columns: [(index: Int, identity: ColumnIdentity)] = []
+            var index = 0
+            for processor in pipeline.processors {
+                for column in processor.columns {
+                    if column.type == .integer || column.type == .real {
+                        let identity = ColumnIdentity(pipeline: pipeline.name, processor: processor.name, column: column.name, type: column.type)
+                        columns.append((index, identity))
+                        state.values[identity] = []
+                    }
+                    index += 1
                 }
             }
-            // In chunks, so that the payloads read beside the values never add up.
-            for start in stride(from: 0, to: ids.count, by: 256) {
-                let records = try await store.storedRecords(of: pipeline, ids: Array(ids[start..<min(start + 256, ids.count)]))
-                for record in records {
-                    for (processor, column, identity) in columns {
-                        state.values[identity]?.append(record.values[processor][column].number)
+            // Values only, never payloads, in chunks that keep each query small.
+            for start in stride(from: 0, to: ids.count, by: 500) {
+                let chunk = Array(ids[start..<min(start + 500, ids.count)])
+                let rows = try await store.storedRows(of: pipeline, recordIDs: chunk)
+                for id in chunk {
+                    guard let row = rows[id] else { continue }
+                    for (index, identity) in columns {
+                        state.values[identity]?.append(row.values?[index].number)
                     }
                 }
             }
