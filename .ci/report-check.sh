@@ -10,7 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rederive=$(realpath "${1:-.build/release/rederive}")
-check="python3 $PWD/.ci/report-check.py"
+root=$PWD
+check="python3 $root/.ci/report-check.py"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -29,17 +30,8 @@ for run in 1 2 3; do
 done
 "$rederive" report --db rooms.sqlite state.html >/dev/null
 
-# Values as an older logic wrote them, so that the dry run has something to show: floor areas a few
-# per cent low and some a hundred times too small, one wall fewer in every seventh room, section
-# labels in capitals in every fifth. Then every record is stale, as after a version bump.
-python3 - <<'PY'
-import sqlite3
-db = sqlite3.connect("rooms.sqlite")
-db.execute("UPDATE room_scans_derived SET floor_area_sqm = floor_area_sqm * CASE WHEN id % 50 = 0 THEN 0.01 ELSE 0.97 + (id % 7) * 0.01 END")
-db.execute("UPDATE room_scans_derived SET wall_count = wall_count - 1 WHERE id % 7 = 0")
-db.execute("UPDATE room_scans_derived SET section_labels = upper(section_labels) WHERE id % 5 = 0")
-db.commit()
-PY
+# Values as an older logic wrote them, then every record stale, as after a version bump.
+python3 "$root/.ci/report-older-values.py" rooms.sqlite
 "$rederive" invalidate --db rooms.sqlite >/dev/null
 "$rederive" run --db rooms.sqlite --dry-run --report dry.html >/dev/null 2>&1
 
