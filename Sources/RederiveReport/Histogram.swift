@@ -82,10 +82,12 @@ public struct Histogram: Sendable, Hashable {
 
     /// The bins that suit values in `span`: one per integer, each integer in the middle of its bin,
     /// when every value is an integer and there are at most `maximum` of them, so that no bar
-    /// straddles two integers; else `maximum` bins over the span.
+    /// straddles two integers; else `maximum` bins over the span. One or two integers get an empty
+    /// neighbour on each side, so that a lone bar does not fill the chart as if it were a range.
     public static func layout(for span: ClosedRange<Double>, integral: Bool, maximum: Int) -> (binCount: Int, range: ClosedRange<Double>) {
-        let integers = span.upperBound - span.lowerBound + 1
+        let padding = span.upperBound - span.lowerBound < 2 ? 1.0 : 0
+        let integers = span.upperBound - span.lowerBound + 1 + 2 * padding
         guard integral, integers <= Double(maximum) else { return (maximum, span) }
-        return (Int(integers), (span.lowerBound - 0.5)...(span.upperBound + 0.5))
+        return (Int(integers), (span.lowerBound - padding - 0.5)...(span.upperBound + padding + 0.5))
     }
 }

@@ -61,6 +61,14 @@ struct HistogramTests {
         #expect(Histogram.layout(for: 2...6, integral: false, maximum: 30).binCount == 30)
     }
 
+    @Test func aLoneIntegerGetsAnEmptyBinOnEachSide() {
+        let layout = Histogram.layout(for: 1...1, integral: true, maximum: 30)
+        #expect(layout.binCount == 3)
+        #expect(layout.range == -0.5...2.5)
+        #expect(Histogram([1, 1], binCount: layout.binCount, range: layout.range).bins.map(\.count) == [0, 2, 0])
+        #expect(Histogram.layout(for: 1...2, integral: true, maximum: 30).binCount == 4)
+    }
+
     @Test func spanCoversEverySeriesAndIgnoresNonFiniteValues() {
         #expect(Histogram.span(of: [3, .nan, 8], [-2, .infinity]) == -2...8)
         #expect(Histogram.span(of: [.nan], []) == nil)
