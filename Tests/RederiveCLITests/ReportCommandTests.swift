@@ -51,6 +51,13 @@ struct ReportCommandTests {
 
     @Test func misusedOptionsAndUnwritablePathsAreClearErrors() async throws {
         try await CommandHarness.withHarness { harness in
+            let page = harness.directory.appendingPathComponent("state.html").path
+            let missing = try await harness.rederive("report", page)
+            #expect(missing.status == 1)
+            #expect(missing.errors.contains("no database at"))
+            #expect(!FileManager.default.fileExists(atPath: harness.databasePath))
+            #expect(!FileManager.default.fileExists(atPath: page))
+
             try await harness.rederive("generate", "--count", "3")
             #expect(try await harness.rederive("run", "--report", "x.html").status == 64)
             #expect(try await harness.rederive("run", "--dry-run", "--redact-keys").status == 64)
