@@ -14,7 +14,7 @@ struct DatabaseStatePageTests {
             let state = try await DatabaseState.read(from: store, pipelines: [pipeline], sampleSize: 25)
             #expect(state.runs.count == 2)
             #expect(state.runs.first?.id ?? 0 < state.runs.last?.id ?? 0)
-            #expect(state.sampled["readings"] == DatabaseState.SampleSize(sampled: 25, records: 42))
+            #expect(state.sampled["readings"] == DatabaseState.SampleSize(sampled: 25, records: 43))
             #expect(state.values.keys.map(\.column).sorted() == ["rounded", "scaled"])
             #expect(state.values.values.allSatisfy { $0.count == 25 })
 
@@ -25,7 +25,7 @@ struct DatabaseStatePageTests {
             #expect(html.occurrences(of: "data-chart=\"distribution\"") == 2)
             #expect(html.contains("refusing a &lt;b&gt;bad&lt;/b&gt; reading"))
             #expect(html.contains("&lt;img src=x onerror=alert(2)&gt;"))
-            #expect(html.contains("25 records chosen at random of 42"))
+            #expect(html.contains("25 records chosen at random of 43"))
             #expect(!html.contains("<img"))
             #expect(html.selfContained)
 

@@ -22,7 +22,7 @@ struct DryRunPageTests {
             #expect(html.contains("v1 → v2"))
             // Differences of about 1 % and one of ×400 span decades.
             #expect(html.contains("log scale"))
-            #expect(page.report.examined == 62)
+            #expect(page.report.examined == 63)
             #expect(page.report.failures.count == 1)
         }
     }
@@ -39,6 +39,10 @@ struct DryRunPageTests {
             #expect(html.contains("&lt;img src=x onerror=alert(2)&gt;"))
             #expect(html.contains("refusing a &lt;b&gt;bad&lt;/b&gt; reading"))
             #expect(html.contains("test.sqlite&lt;i&gt;"))
+            #expect(html.contains("&lt;u&gt;x&lt;/u&gt;"))
+            #expect(html.contains("&lt;U&gt;X&lt;/U&gt;"))
+            #expect(!html.contains("<u>"))
+            #expect(!html.contains("<U>"))
             #expect(!html.contains("<script"))
             #expect(!html.contains("<img"))
             #expect(!html.contains("<b>"))
@@ -66,10 +70,10 @@ struct DryRunPageTests {
             )
             let scaled = try #require(page.samples.numeric.first { $0.key.column == "scaled" }?.value)
             #expect(scaled.values.elements.count == 10)
-            #expect(scaled.values.seen == 101)
+            #expect(scaled.values.seen == 102)
             #expect(scaled.differences.elements.count == 10)
             #expect(page.html.contains("sample of at most 10 values"))
-            #expect(page.html.contains("Values of 10 records sampled of 101"))
+            #expect(page.html.contains("Values of 10 records sampled of 102"))
             // The same database gives the same sample.
             let again = try await DryRunPage.make(
                 DryRun(store: store, pipelines: [readingsPipeline(version: 2)]), database: path, sampleSize: 10

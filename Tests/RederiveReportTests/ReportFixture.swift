@@ -37,7 +37,7 @@ func readingsPipeline(version: Int) -> Pipeline {
 
 /// A database in a fresh temporary directory with `count` readings derived at version 1, plus the
 /// hostile keys `<script>alert(1)</script>`, labelled "big", and `<img src=x onerror=alert(2)>`,
-/// labelled "bad".
+/// labelled "bad", and one labelled `<u>x</u>`.
 func withDerivedReadings<T>(count: Int, _ body: (String, SQLiteStore) async throws -> T) async throws -> T {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rederive-report-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -50,6 +50,7 @@ func withDerivedReadings<T>(count: Int, _ body: (String, SQLiteStore) async thro
         ("reading-\(index)", Array("{\"value\": \(Double(index % 50) + 0.5), \"label\": \"r\(index % 3)\"}".utf8))
     }
     payloads.append(("<script>alert(1)</script>", Array("{\"value\": 2.0, \"label\": \"big\"}".utf8)))
+    payloads.append(("markup", Array("{\"value\": 4.0, \"label\": \"<u>x</u>\"}".utf8)))
     payloads.append(("<img src=x onerror=alert(2)>", Array("{\"value\": 3.0, \"label\": \"bad\"}".utf8)))
     _ = try await store.importPayloads(payloads, into: pipeline)
     _ = try await Runner(store: store, pipelines: [pipeline]).run()
