@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "Rederive", targets: ["Rederive"]),
         .library(name: "RederiveSQLite", targets: ["RederiveSQLite"]),
         .library(name: "RederiveCLI", targets: ["RederiveCLI"]),
+        .library(name: "RederiveReport", targets: ["RederiveReport"]),
         .library(name: "RoomScan", targets: ["RoomScan"]),
         .executable(name: "rederive", targets: ["rederive"]),
     ],
@@ -65,11 +66,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Self-contained HTML reports with inline SVG charts: a dry run's changes, a database's state.
+        // Works on the store interfaces, so on any store.
+        .target(
+            name: "RederiveReport",
+            dependencies: ["Rederive"]
+        ),
         // Every subcommand, reusable by an app's own executable with its own pipelines.
         .target(
             name: "RederiveCLI",
             dependencies: [
                 "Rederive",
+                "RederiveReport",
                 "RederiveSQLite",
                 .target(name: "RederivePostgres", condition: .when(traits: postgreSQL)),
                 "RederiveCodec",
@@ -121,6 +129,10 @@ let package = Package(
                 "RederiveCodec",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
+        ),
+        .testTarget(
+            name: "RederiveReportTests",
+            dependencies: ["RederiveReport", "Rederive", "RederiveSQLite", "RederiveCodec"]
         ),
         .testTarget(
             name: "RoomScanTests",

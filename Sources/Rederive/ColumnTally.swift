@@ -6,6 +6,7 @@ struct ColumnTally {
     private var columns: [ColumnChanges]
     private var differences: [[Double]]
     private var changes: [[ChangeKey: Int]]
+    private let identities: [ColumnIdentity]
 
     private struct ChangeKey: Hashable {
         let from: DerivedValue?
@@ -27,12 +28,14 @@ struct ColumnTally {
         }
         self.offsets = offsets
         self.columns = columns
+        identities = columns.map(\.identity)
         differences = Array(repeating: [], count: columns.count)
         changes = Array(repeating: [:], count: columns.count)
     }
 
-    /// Compares one record's outcomes with what is stored; returns the failures a run would record.
-    mutating func add(_ result: RecordResult, stored: StoredRow?) -> [DryRunFailure] {
+    /// Compares one record's outcomes with what is stored, shows each comparison to `observe`, and
+    /// returns the failures a run would record.
+    mutating func add(_ result: RecordResult, stored: StoredRow?, observe: (ValueComparison) -> Void = { _ in }) -> [DryRunFailure] {
         var failures: [DryRunFailure] = []
         for (index, outcome) in result.outcomes {
             let processor = pipeline.processors[index]
@@ -49,7 +52,12 @@ struct ColumnTally {
                     let type = columns[column].type
                     columns[column].derived += 1
                     // The rule the commit and verify apply; a record without a row of values gets one, a change.
-                    if let old, old.isUnchanged(byStoring: new, in: type) { continue }
+                    let unchanged = old.map { $0.isUnchanged(byStoring: new, in: type) } ?? false
+                    observe(ValueComparison(
+                        column: identities[column], recordID: result.recordID, key: stored?.key,
+                        old: old, new: new.stored(in: type), changed: !unchanged
+                    ))
+                    if unchanged { continue }
                     columns[column].changed += 1
                     if type == .integer || type == .real {
                         if let before = old?.number, let after = new.stored(in: type).number {

@@ -48,6 +48,12 @@ public struct DryRun: Sendable {
     /// - Throws: ``RederiveError`` when the configuration is invalid or the database is not prepared for a
     ///   pipeline; the store's errors when it cannot be read.
     public func run() async throws -> DryRunReport {
+        try await run(observing: { _ in })
+    }
+
+    /// Derives the pending records in memory like ``run()``, and shows `observe` every derived value
+    /// beside the stored one, in record order: for reports that chart or rank the values themselves.
+    public func run(observing observe: (ValueComparison) -> Void) async throws -> DryRunReport {
         try configuration.validate()
         if let sample, sample < 1 {
             throw RederiveError(.invalidArgument, "sample must be at least 1, not \(sample)")
@@ -81,7 +87,7 @@ public struct DryRun: Sendable {
                 for result in results {
                     if let error = result.valueCountError(in: plan.pipeline) { throw error }
                     report.examined += 1
-                    report.failures += tally.add(result, stored: stored[result.recordID])
+                    report.failures += tally.add(result, stored: stored[result.recordID], observe: observe)
                 }
             }
             report.columns += tally.summaries()

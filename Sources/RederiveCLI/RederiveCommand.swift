@@ -55,6 +55,7 @@ public struct RederiveCommand: AsyncParsableCommand {
         RollbackCommand.self,
         ResetCommand.self,
         VerifyCommand.self,
+        ReportCommand.self,
         MigrateCommand.self,
         WorkerCommand.self,
     ]

@@ -62,6 +62,8 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var safety: RunSafetyOptions
 
+    @OptionGroup var report: DryRunReportOptions
+
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
@@ -72,6 +74,7 @@ struct RunCommand: AsyncParsableCommand {
         if maxPayloadSize < 1 { throw ValidationError("--max-payload-size must be at least 1 MiB") }
         if let timeout, !(timeout > 0 && timeout.isFinite) { throw ValidationError("--timeout must be a positive number of seconds") }
         if !(leaseDuration >= 1 && leaseDuration.isFinite) { throw ValidationError("--lease-duration must be at least 1 second") }
+        try report.validate(dryRun: safety.dryRun)
     }
 
     func run() async throws {
@@ -92,7 +95,7 @@ struct RunCommand: AsyncParsableCommand {
         configuration.recordTimeout = timeout.map { .milliseconds(Int64($0 * 1000)) }
         configuration.leaseDuration = .milliseconds(Int64(leaseDuration * 1000))
         if safety.dryRun {
-            return try await safety.preview(database, configuration: configuration, console: console)
+            return try await safety.preview(database, configuration: configuration, report: report, console: console)
         }
         let store = try await database.openStore()
         let isolated = isolate

@@ -32,11 +32,12 @@ struct RunSafetyOptions: ParsableArguments {
     }
 
     /// Previews the run instead of running it: the store is opened without preparing anything.
-    func preview(_ database: DatabaseOptions, configuration: Runner.Configuration, console: Console) async throws {
+    func preview(_ database: DatabaseOptions, configuration: Runner.Configuration, report file: DryRunReportOptions, console: Console) async throws {
         try database.requireSQLite(for: "run --dry-run")
         try database.requireExistingDatabase()
         let store = try SQLiteStore(path: database.databasePath)
-        let report = try await DryRun(store: store, pipelines: try database.pipelines(), configuration: configuration, sample: sample).run()
+        let dryRun = DryRun(store: store, pipelines: try database.pipelines(), configuration: configuration, sample: sample)
+        let report = try await file.run(dryRun, database: database.databasePath, console: console)
         console.line(DryRunText.render(report))
     }
 }

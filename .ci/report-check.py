@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Checks what Chromium made of rederive's HTML reports.
+
+    report-check.py dom FILE KIND=COUNT...   the rendered DOM holds exactly COUNT charts data-chart="KIND"
+                                             and no script
+    report-check.py png FILE MIN_COLOURS     the screenshot is not blank: at least MIN_COLOURS distinct
+                                             colours and 5 % of pixels unlike the background
+    report-check.py dark FILE                the screenshot's background is dark (prefers-color-scheme)
+    report-check.py netlog FILE              Chromium's network log holds no request of the page's
+
+Only the standard library: a CI machine has python3 and nothing else for it.
+"""
+import json
+import re
+import struct
+import sys
+import zlib
+
+
+def fail(message):
+    print(f"report-check: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def check_dom(path, expectations):
+    dom = open(path, encoding="utf-8").read()
+    if "</svg>" not in dom:
+        fail(f"{path}: the rendered page has no chart at all")
+    if re.search(r"<script", dom, re.IGNORECASE):
+        fail(f"{path}: the rendered page holds a script")
+    for expectation in expectations:
+        kind, expected = expectation.split("=")
+        found = len(re.findall(rf'data-chart="{re.escape(kind)}"', dom))
+        if found != int(expected):
+            fail(f'{path}: {found} charts data-chart="{kind}", expected {expected}')
+    print(f"{path}: " + ", ".join(expectations) + " as expected")
+
+
+def read_png(path):
+    """Pixels of an 8-bit, non-interlaced RGB or RGBA PNG (what Chromium writes) as rows of tuples."""
+    data = open(path, "rb").read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        fail(f"{path}: not a PNG")
+    position, idat, header = 8, b"", None
+    while position < len(data):
+        length, kind = struct.unpack(">I4s", data[position:position + 8])
+        chunk = data[position + 8:position + 8 + length]
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", chunk)
+        elif kind == b"IDAT":
+            idat += chunk
+        position += 12 + length
+    width, height, depth, colour, _, _, interlace = header
+    if depth != 8 or colour not in (2, 6) or interlace:
+        fail(f"{path}: unexpected PNG format (depth {depth}, colour type {colour}, interlace {interlace})")
+    channels = 4 if colour == 6 else 3
+    raw = zlib.decompress(idat)
+    stride = width * channels
+    rows, previous = [], bytearray(stride)
+    for y in range(height):
+        start = y * (stride + 1)
+        kind, line = raw[start], bytearray(raw[start + 1:start + 1 + stride])
+        for i in range(stride):
+            left = line[i - channels] if i >= channels else 0
+            up = previous[i]
+            upper_left = previous[i - channels] if i >= channels else 0
+            if kind == 1:
+                line[i] = (line[i] + left) & 0xFF
+            elif kind == 2:
+                line[i] = (line[i] + up) & 0xFF
+            elif kind == 3:
+                line[i] = (line[i] + (left + up) // 2) & 0xFF
+            elif kind == 4:
+                estimate = left + up - upper_left
+                a, b, c = abs(estimate - left), abs(estimate - up), abs(estimate - upper_left)
+                predictor = left if a <= b and a <= c else up if b <= c else upper_left
+                line[i] = (line[i] + predictor) & 0xFF
+        rows.append([tuple(line[x:x + 3]) for x in range(0, stride, channels)])
+        previous = line
+    return rows
+
+
+def check_png(path, minimum_colours):
+    rows = read_png(path)
+    pixels = [pixel for row in rows for pixel in row]
+    colours = set(pixels)
+    background = rows[0][0]
+    different = sum(1 for pixel in pixels if pixel != background)
+    share = different / len(pixels)
+    if len(colours) < minimum_colours:
+        fail(f"{path}: only {len(colours)} distinct colours, expected at least {minimum_colours}: blank?")
+    if share < 0.05:
+        fail(f"{path}: only {share:.1%} of pixels differ from the background: blank?")
+    print(f"{path}: {len(colours)} distinct colours, {share:.0%} of pixels drawn")
+
+
+def check_dark(path):
+    background = read_png(path)[0][0]
+    if sum(background) / 3 > 80:
+        fail(f"{path}: background {background} is not dark")
+    print(f"{path}: dark background {background}")
+
+
+def check_netlog(path):
+    """Requests the page made: those whose network isolation key is the file:// origin. Chromium's
+    own background requests (component updates, sign-in) carry other keys and are not the page's."""
+    text = open(path, encoding="utf-8", errors="replace").read()
+    try:
+        log = json.loads(text)
+    except json.JSONDecodeError:
+        # Chromium may end the file before closing the events array when it exits.
+        log = json.loads(text.rstrip().rstrip(",") + "]}")
+    start_job = log["constants"]["logEventTypes"]["URL_REQUEST_START_JOB"]
+    requests = []
+    for event in log.get("events", []):
+        parameters = event.get("params") or {}
+        if event.get("type") == start_job and "file://" in parameters.get("network_isolation_key", ""):
+            requests.append(parameters.get("url", ""))
+    remote = sorted(url for url in requests if not url.startswith(("file:", "data:", "about:")))
+    if remote:
+        fail(f"{path}: the page made network requests: {remote[:5]}")
+    print(f"{path}: no network request from the page")
+
+
+command, path, *rest = sys.argv[1:]
+if command == "dom":
+    check_dom(path, rest)
+elif command == "png":
+    check_png(path, int(rest[0]))
+elif command == "dark":
+    check_dark(path)
+elif command == "netlog":
+    check_netlog(path)
+else:
+    fail(f"unknown check {command}")
