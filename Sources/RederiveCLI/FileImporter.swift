@@ -11,21 +11,27 @@ import Synchronization
 /// workers wait when the writer falls behind. Invalid files are reported as the writer reaches them
 /// and skipped. An unreadable file, a database error or cancellation rolls the transaction back, so
 /// the database is left exactly as it was.
-struct FileImporter: Sendable {
-    let files: [ImportFile]
-    let parallelism: Int
+package struct FileImporter: Sendable {
+    package let files: [ImportFile]
+    package let parallelism: Int
     /// Prepared files held at most, waiting for the writer or for a slower file before them.
-    var window: Int { max(8, 4 * parallelism) }
+    package var window: Int { max(8, 4 * parallelism) }
     /// The compressor's library: libdeflate when it loaded, unless a test chose zlib.
-    var library: InflateLibrary = .preferred
+    package var library: InflateLibrary = .preferred
 
-    /// What the import did.
-    struct Outcome: Sendable {
-        var counts: ImportCounts
-        var skipped: Int
+    package init(files: [ImportFile], parallelism: Int, library: InflateLibrary = .preferred) {
+        self.files = files
+        self.parallelism = parallelism
+        self.library = library
     }
 
-    func run(into store: SQLiteStore, pipeline: Pipeline, console: Console) async throws -> Outcome {
+    /// What the import did.
+    package struct Outcome: Sendable {
+        package var counts: ImportCounts
+        package var skipped: Int
+    }
+
+    package func run(into store: SQLiteStore, pipeline: Pipeline, console: Console) async throws -> Outcome {
         let files = files
         let library = library
         let work = OrderedWork<ImportFile.Prepared>(

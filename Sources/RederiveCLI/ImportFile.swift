@@ -4,12 +4,17 @@ import RederiveCodec
 import RederiveSQLite
 
 /// A file to import and the key its record gets.
-struct ImportFile: Sendable {
-    let path: String
-    let key: String
+package struct ImportFile: Sendable {
+    package let path: String
+    package let key: String
+
+    package init(path: String, key: String) {
+        self.path = path
+        self.key = key
+    }
 
     /// What a worker made of the file.
-    enum Prepared: Sendable {
+    package enum Prepared: Sendable {
         /// Valid JSON, compressed for storage.
         case ready(ImportItem)
         /// Not a JSON document: skipped, and reported with the reason.
@@ -19,10 +24,10 @@ struct ImportFile: Sendable {
     }
 
     /// Reads the file, checks that it is one JSON document, and compresses it with `compressor`.
-    func prepare(with compressor: PayloadCompressor) -> Prepared {
+    package func prepare(with compressor: PayloadCompressor) -> Prepared {
         let bytes: [UInt8]
         do {
-            bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+            bytes = try FileContents.bytes(at: path)
         } catch {
             return .unreadable(RederiveError(.file, "cannot read \(path)", underlying: error))
         }

@@ -16,7 +16,7 @@ import Synchronization
 /// }
 /// while let prepared = try work.next() { write(prepared) }
 /// ```
-final class OrderedWork<Result: Sendable>: Sendable {
+package final class OrderedWork<Result: Sendable>: Sendable {
     private struct State {
         var nextToClaim = 0
         var nextToTake = 0
@@ -24,8 +24,8 @@ final class OrderedWork<Result: Sendable>: Sendable {
         var cancelled = false
     }
 
-    let count: Int
-    let workers: Int
+    package let count: Int
+    package let workers: Int
     private let state = Mutex(State())
     /// One permit per result that may be in flight: a worker takes one to claim, the consumer returns one per result taken.
     private let slots: DispatchSemaphore
@@ -34,10 +34,12 @@ final class OrderedWork<Result: Sendable>: Sendable {
 
     /// Starts `workers` threads (at least one) computing the result of every index below `count`:
     /// each thread calls `makeWorker` once, on itself, for the function it then applies to the indices it claims.
-    init(count: Int, workers: Int, window: Int, name: String = "rederive-worker", makeWorker: @escaping @Sendable () -> (Int) -> Result) {
+    package init(count: Int, workers: Int, window: Int, name: String = "rederive-worker", makeWorker: @escaping @Sendable () -> (Int) -> Result) {
         self.count = count
         self.workers = max(1, min(workers, max(count, 1)))
-        slots = DispatchSemaphore(value: max(window, self.workers))
+        // Created at zero and raised, since libdispatch traps when a semaphore is freed below its initial value.
+        slots = DispatchSemaphore(value: 0)
+        for _ in 0..<max(window, self.workers) { slots.signal() }
         for number in 0..<self.workers {
             let thread = Thread { [self] in
                 let transform = makeWorker()
@@ -73,7 +75,7 @@ final class OrderedWork<Result: Sendable>: Sendable {
     /// The result of the next index, in order, waiting until it is computed; nil after the last.
     ///
     /// - Throws: `CancellationError` once ``cancel()`` was called.
-    func next() throws -> Result? {
+    package func next() throws -> Result? {
         while true {
             let taken: Result?? = try state.withLock { state in
                 if state.cancelled { throw CancellationError() }
@@ -92,7 +94,7 @@ final class OrderedWork<Result: Sendable>: Sendable {
 
     /// Stops the work: workers finish the item in hand and claim no more, results are dropped, and
     /// ``next()`` throws from now on.
-    func cancel() {
+    package func cancel() {
         state.withLock { state in
             state.cancelled = true
             state.done.removeAll()
