@@ -4,7 +4,7 @@
 # Builds rederive in release mode, copies the 13 real RoomPlan exports of Tests/RoomScanTests/Fixtures
 # to a corpus of a few thousand files under .build-bench/import-corpus/, then imports it into a fresh
 # database, side by side in interleaved rounds: libdeflate and zlib only (REDERIVE_LIBDEFLATE=0), on
-# every core and on one worker; then the floor: only compressing the same files on every core. Prints per
+# every core and on one worker, and the floor: only compressing as many files on every core. Prints per
 # variant the median records/s and cores used (CPU s / wall s), and the ratios between them.
 #
 # Environment: IMPORT_COPIES (250 copies of the 13 exports: 3,250 files), IMPORT_ROUNDS (3),
@@ -41,7 +41,15 @@ results="$BENCH_DIR/import-results.txt"
 : >"$results"
 cores=$(nproc)
 for round in $(seq 1 "$rounds"); do
-    for variant in libdeflate zlib libdeflate-1 zlib-1; do
+    for variant in libdeflate zlib libdeflate-1 zlib-1 floor-libdeflate floor-zlib; do
+        if [[ $variant == floor-* ]]; then
+            # The floor: only compressing as many files, from memory, on every core (Benchmarks/compress_floor.py).
+            /usr/bin/time -f "%e %U %S" -o "$BENCH_DIR/import-time.txt" \
+                python3 Benchmarks/compress_floor.py "${variant#floor-}" "$cores" "$files"
+            read -r wall user system <"$BENCH_DIR/import-time.txt"
+            echo "$variant $wall $user $system" | tee -a "$results"
+            continue
+        fi
         database="$BENCH_DIR/import-$variant.sqlite"
         rm -f "$database" "$database-wal" "$database-shm"
         case $variant in zlib*) switch=0 ;; *) switch=1 ;; esac
@@ -55,67 +63,32 @@ for round in $(seq 1 "$rounds"); do
     done
 done
 
-# The floor: only compressing the 13 exports (held in memory) on every core, with libdeflate through
-# ctypes and with Python's zlib, both at level 6 and both releasing the GIL while they work.
-python3 - "$cores" "$files" >"$BENCH_DIR/import-floor.txt" <<'PY'
-import ctypes, glob, sys, threading, time, zlib
-cores, files = int(sys.argv[1]), int(sys.argv[2])
-exports = [open(f, "rb").read() for f in sorted(glob.glob("Tests/RoomScanTests/Fixtures/roomplan/*.json"))]
-try:
-    lib = ctypes.CDLL("libdeflate.so.0")
-    lib.libdeflate_alloc_compressor.restype = ctypes.c_void_p
-    lib.libdeflate_zlib_compress.restype = ctypes.c_size_t
-    lib.libdeflate_zlib_compress.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t]
-except OSError:
-    lib = None
-
-def libdeflate_worker(count):
-    compressor, out = lib.libdeflate_alloc_compressor(6), ctypes.create_string_buffer(1 << 21)
-    for index in range(count):
-        data = exports[index % len(exports)]
-        lib.libdeflate_zlib_compress(compressor, data, len(data), out, len(out))
-
-def zlib_worker(count):
-    for index in range(count):
-        zlib.compress(exports[index % len(exports)], 6)
-
-for name, worker in [("libdeflate", libdeflate_worker), ("zlib", zlib_worker)]:
-    if worker is libdeflate_worker and lib is None:
-        continue
-    share = files // cores
-    threads = [threading.Thread(target=worker, args=(share,)) for _ in range(cores)]
-    start = time.perf_counter()
-    for thread in threads: thread.start()
-    for thread in threads: thread.join()
-    print(name, share * cores / (time.perf_counter() - start))
-PY
-cat "$BENCH_DIR/import-floor.txt"
-
-python3 - "$results" "$files" "$cores" "$BENCH_DIR/import-floor.txt" <<'PY'
+python3 - "$results" "$files" "$cores" <<'PY'
 import statistics, sys
 path, files, cores = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-floor = dict((name, float(rate)) for name, rate in (line.split() for line in open(sys.argv[4])))
 runs = {}
 for line in open(path):
     variant, wall, user, system = line.split()
     runs.setdefault(variant, []).append((float(wall), float(user) + float(system)))
 rate = {}
 print(f"\nimport of {files} files (median of {len(next(iter(runs.values())))} rounds):")
-print(f"{'variant':<22}{'records/s':>10}{'wall s':>9}{'cores used':>12}")
+print(f"{'variant':<40}{'records/s':>10}{'wall s':>9}{'cores used':>12}{'CPU ms/file':>13}")
 for variant, samples in runs.items():
     wall = statistics.median(w for w, _ in samples)
-    cpu = statistics.median(c / w for w, c in samples)
+    used = statistics.median(c / w for w, c in samples)
+    per_file = statistics.median(c for _, c in samples) / files * 1000
     rate[variant] = files / wall
-    workers = "1 worker" if variant.endswith("-1") else f"{cores} workers"
-    name = ("libdeflate" if variant.startswith("libdeflate") else "zlib only") + f", {workers}"
-    print(f"{name:<22}{rate[variant]:>10,.0f}{wall:>9.2f}{cpu:>12.2f}")
+    library = "libdeflate" if "libdeflate" in variant else "zlib only"
+    if variant.startswith("floor-"):
+        name = f"floor: compress only, {library}, {cores} threads"
+    else:
+        name = f"import, {library}, " + ("1 worker" if variant.endswith("-1") else f"{cores} workers")
+    print(f"{name:<40}{rate[variant]:>10,.0f}{wall:>9.2f}{used:>12.2f}{per_file:>13.2f}")
 print()
 print(f"libdeflate / zlib only, {cores} workers: {rate['libdeflate'] / rate['zlib']:.2f}x")
 print(f"libdeflate / zlib only, 1 worker:  {rate['libdeflate-1'] / rate['zlib-1']:.2f}x")
 print(f"{cores} workers / 1 worker, libdeflate: {rate['libdeflate'] / rate['libdeflate-1']:.2f}x")
 print(f"{cores} workers / 1 worker, zlib only:  {rate['zlib'] / rate['zlib-1']:.2f}x")
-for library, variant in [("libdeflate", "libdeflate"), ("zlib", "zlib")]:
-    if library in floor:
-        print(f"compress-only floor, {library}, {cores} threads: {floor[library]:,.0f} files/s; "
-              f"import reaches {rate[variant] / floor[library]:.2f}x of it")
+print(f"import / floor, libdeflate: {rate['libdeflate'] / rate['floor-libdeflate']:.2f}x")
+print(f"import / floor, zlib only:  {rate['zlib'] / rate['floor-zlib']:.2f}x")
 PY
