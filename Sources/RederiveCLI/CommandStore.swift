@@ -7,20 +7,40 @@ import RederivePostgres
 /// What every command sees of a store: the runner's interface, reports and administration, and
 /// writing payloads under their keys. SQLite and PostgreSQL both provide all of it; what only one of
 /// them can do is asked of its concrete type (``DatabaseOptions/openSQLiteStore(for:)``).
-protocol CommandStore: RecordStore, StoreReporting {
+package protocol CommandStore: RecordStore, StoreReporting {
     /// Inserts or replaces payloads by key in one transaction; identical payloads are left alone.
     func writePayloads(_ payloads: [(key: String, payload: [UInt8])], into pipeline: Pipeline) async throws -> ImportCounts
+
+    /// Writes the payloads `next` returns until it returns nil, in one transaction; `next` may block
+    /// until its next item is ready. When it throws, nothing of the import is stored.
+    func streamPayloads(into pipeline: Pipeline, from next: @escaping @Sendable () throws -> ImportItem?) async throws -> ImportCounts
+}
+
+extension CommandStore {
+    /// Takes every item first, then writes them in one transaction.
+    package func streamPayloads(into pipeline: Pipeline, from next: @escaping @Sendable () throws -> ImportItem?) async throws -> ImportCounts {
+        var payloads: [(key: String, payload: [UInt8])] = []
+        while let item = try next() {
+            payloads.append((item.key, item.payload))
+        }
+        return try await writePayloads(payloads, into: pipeline)
+    }
 }
 
 extension SQLiteStore: CommandStore {
-    func writePayloads(_ payloads: [(key: String, payload: [UInt8])], into pipeline: Pipeline) async throws -> ImportCounts {
+    package func writePayloads(_ payloads: [(key: String, payload: [UInt8])], into pipeline: Pipeline) async throws -> ImportCounts {
         try await importPayloads(payloads, into: pipeline)
+    }
+
+    /// Streams the items into one transaction as they come, so that they are never all held at once.
+    package func streamPayloads(into pipeline: Pipeline, from next: @escaping @Sendable () throws -> ImportItem?) async throws -> ImportCounts {
+        try await importPayloads(into: pipeline, from: next)
     }
 }
 
 #if PostgreSQL
 extension PostgresStore: CommandStore {
-    func writePayloads(_ payloads: [(key: String, payload: [UInt8])], into pipeline: Pipeline) async throws -> ImportCounts {
+    package func writePayloads(_ payloads: [(key: String, payload: [UInt8])], into pipeline: Pipeline) async throws -> ImportCounts {
         let outcome = try await importPayloads(payloads, into: pipeline)
         return ImportCounts(inserted: outcome.inserted, replaced: outcome.replaced, unchanged: outcome.unchanged)
     }

@@ -12,44 +12,45 @@ struct ImportCommand: AsyncParsableCommand {
         discussion: """
             Each file becomes a record keyed by its name without `.json`; its payload is the file's bytes, \
             zlib-compressed. A changed file replaces its record's payload (its derived columns go stale); \
-            an unchanged file changes nothing. A file that is not valid JSON is reported and skipped, and \
-            the command exits with status 3 after importing the others in one transaction.
+            an unchanged file changes nothing. A file that is not valid JSON is reported (with the line, \
+            column and reason) and skipped, and the command exits with status 3 after importing the others. \
+            Workers read, check and compress files on every core while one writer stores them, all in one \
+            transaction: an unreadable file, an error or Ctrl-C leaves the database as it was.
             """
     )
 
     @OptionGroup var database: DatabaseOptions
 
+    @Option(help: ArgumentHelp("Workers that read, check and compress files (default: one per core).", valueName: "n"))
+    var parallel: Int = ProcessInfo.processInfo.activeProcessorCount
+
     @Argument(help: ArgumentHelp("JSON files or directories that hold them.", valueName: "path"))
     var paths: [String]
+
+    func validate() throws {
+        if parallel < 1 { throw ValidationError("--parallel must be at least 1") }
+    }
 
     func run() async throws {
         let console = database.environment.console
         let pipeline = try database.singlePipeline(for: "import")
-        let files = try Self.jsonFiles(in: paths)
-        var payloads: [(key: String, payload: [UInt8])] = []
-        var seen: [String: String] = [:]
-        var skipped = 0
-        for file in files {
-            let key = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
-            if let other = seen[key] {
-                throw RederiveError(.invalidArgument, "\(file) and \(other) would both be imported as \"\(key)\"")
-            }
-            seen[key] = file
-            let bytes: [UInt8]
-            do {
-                bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
-            } catch {
-                throw RederiveError(.file, "cannot read \(file)", underlying: error)
-            }
-            if let problem = Self.jsonProblem(bytes) {
-                console.errorLine("rederive: skipped \(file): \(problem)")
-                skipped += 1
-                continue
-            }
-            payloads.append((key, PayloadCodec.encode(bytes)))
-        }
+        let files = try Self.importFiles(Self.jsonFiles(in: paths))
         let store = try await database.openStore()
-        let counts = try await store.writePayloads(payloads, into: pipeline)
+        let importer = FileImporter(files: files, parallelism: parallel)
+        let task = Task { try await importer.run(into: store, pipeline: pipeline, console: console) }
+        let signals = SignalCancellation(
+            cancelling: task, console: console, announcement: "stopping; nothing of this import will be written"
+        )
+        defer { signals.stop() }
+        let outcome: FileImporter.Outcome
+        do {
+            outcome = try await task.value
+        } catch where task.isCancelled {
+            console.errorLine("rederive: import interrupted; nothing was written")
+            throw ExitCode(ExitStatus.interrupted)
+        }
+        let counts = outcome.counts
+        let skipped = outcome.skipped
         console.line(
             "imported \(files.count - skipped) of \(files.count) files into \(pipeline.table): "
                 + "\(counts.inserted) new, \(counts.replaced) replaced, \(counts.unchanged) unchanged"
@@ -57,6 +58,19 @@ struct ImportCommand: AsyncParsableCommand {
         )
         if skipped > 0 {
             throw ExitCode(ExitStatus.someFailed)
+        }
+    }
+
+    /// Each file with its key (its name without `.json`); two files with one key are refused.
+    static func importFiles(_ paths: [String]) throws -> [ImportFile] {
+        var seen: [String: String] = [:]
+        return try paths.map { file in
+            let key = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+            if let other = seen[key] {
+                throw RederiveError(.invalidArgument, "\(file) and \(other) would both be imported as \"\(key)\"")
+            }
+            seen[key] = file
+            return ImportFile(path: file, key: key)
         }
     }
 
@@ -83,16 +97,5 @@ struct ImportCommand: AsyncParsableCommand {
             }
         }
         return files
-    }
-
-    /// Why the bytes are not a JSON document, or nil when they are one.
-    static func jsonProblem(_ bytes: [UInt8]) -> String? {
-        if bytes.isEmpty { return "the file is empty" }
-        do {
-            _ = try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
-            return nil
-        } catch {
-            return "not valid JSON (\((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? error.localizedDescription))"
-        }
     }
 }

@@ -6,12 +6,16 @@ import Foundation
 final class SignalCancellation: Sendable {
     private let sources: [any DispatchSourceSignal]
 
-    init(cancelling task: Task<some Sendable, any Error>, console: Console) {
+    /// - Parameter announcement: What the first signal prints: what happens to the work in flight.
+    init(
+        cancelling task: Task<some Sendable, any Error>, console: Console,
+        announcement: String = "stopping after the batches in flight are committed"
+    ) {
         sources = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
-                console.errorLine("\nrederive: stopping after the batches in flight are committed (signal again to quit now)")
+                console.errorLine("\nrederive: \(announcement) (signal again to quit now)")
                 signal(number, SIG_DFL)
                 task.cancel()
             }

@@ -1,10 +1,12 @@
 import CZlib
 
-/// The library that inflates whole payloads and computes their CRC-32 digests.
+/// The library that inflates whole payloads and computes their CRC-32 digests, and that
+/// ``PayloadCompressor`` compresses with.
 ///
 /// Both give the same results: the same inflated bytes, the same errors (libdeflate hands whatever it
 /// cannot settle exactly to zlib, which names the problem), the same digests (zlib and libdeflate
-/// compute the same CRC-32). Only the speed differs.
+/// compute the same CRC-32). Only the speed differs, and the compressed bytes: both write valid zlib
+/// streams of the same JSON, but not the same streams.
 package enum InflateLibrary: String, Sendable, CaseIterable {
     /// libdeflate, loaded at run time (``LibDeflate``): about twice zlib's speed on whole payloads.
     case libdeflate

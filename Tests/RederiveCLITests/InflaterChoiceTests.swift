@@ -42,7 +42,13 @@ struct InflaterChoiceTests {
                     var rows: [[String]] = []
                     for sql in [
                         "SELECT * FROM room_scans_derived ORDER BY id",
-                        "SELECT record_id, processor, version, payload_digest FROM rederive_stamps ORDER BY record_id, processor",
+                        // Import compresses with libdeflate when it is on: the imported exports are stored as other
+                        // bytes of the same JSON, so only the generated payloads' digests must match.
+                        """
+                        SELECT s.record_id, s.processor, s.version,
+                               CASE WHEN r.scan_id LIKE 'synthetic-%' THEN s.payload_digest END
+                        FROM rederive_stamps s JOIN room_scans r ON r.id = s.record_id ORDER BY s.record_id, s.processor
+                        """,
                         "SELECT record_id, processor, kind, message FROM rederive_failures ORDER BY record_id, processor",
                     ] {
                         rows.append([sql])

@@ -57,7 +57,7 @@ struct LibDeflateTests {
 
     @Test(.enabled(if: LibDeflate.loaded != nil))
     func itsCompressorWritesWhatTheCodecReads() throws {
-        // The compressor is not used by the codec yet; this checks that the functions found are the right ones.
+        // PayloadCompressor uses the zlib one; this checks that every function found is the right one.
         let libdeflate = try #require(LibDeflate.loaded)
         let json = Array(String(repeating: #"{"wall":1.25,"height":2.5},"#, count: 2_000).utf8)
         let compressor = try #require(libdeflate.allocCompressor(6))

@@ -1,0 +1,70 @@
+import Foundation
+import Rederive
+import RederiveCodec
+import RederiveSQLite
+import Synchronization
+
+/// Imports files: workers read, check and compress them on every core, one writer stores them in file
+/// order, in one transaction.
+///
+/// Memory holds at most `window` prepared files (JSON and compressed payload) besides SQLite's cache:
+/// workers wait when the writer falls behind. Invalid files are reported as the writer reaches them
+/// and skipped. An unreadable file, a database error or cancellation rolls the transaction back, so
+/// the database is left exactly as it was.
+package struct FileImporter: Sendable {
+    package let files: [ImportFile]
+    package let parallelism: Int
+    /// Prepared files held at most, waiting for the writer or for a slower file before them.
+    package var window: Int { max(8, 4 * parallelism) }
+    /// The compressor's library: libdeflate when it loaded, unless a test chose zlib.
+    package var library: InflateLibrary = .preferred
+
+    package init(files: [ImportFile], parallelism: Int, library: InflateLibrary = .preferred) {
+        self.files = files
+        self.parallelism = parallelism
+        self.library = library
+    }
+
+    /// What the import did.
+    package struct Outcome: Sendable {
+        package var counts: ImportCounts
+        package var skipped: Int
+    }
+
+    package func run(into store: any CommandStore, pipeline: Pipeline, console: Console) async throws -> Outcome {
+        let files = files
+        let library = library
+        let work = OrderedWork<ImportFile.Prepared>(
+            count: files.count, workers: parallelism, window: window, name: "rederive-import"
+        ) {
+            let compressor = PayloadCompressor(library: library)
+            return { index in files[index].prepare(with: compressor) }
+        }
+        defer { work.cancel() }
+        let skipped = Mutex(0)
+        let position = Mutex(0)
+        let counts = try await withTaskCancellationHandler {
+            try await store.streamPayloads(into: pipeline) {
+                while let prepared = try work.next() {
+                    let file = position.withLock { index in
+                        defer { index += 1 }
+                        return files[index]
+                    }
+                    switch prepared {
+                    case .ready(let item):
+                        return item
+                    case .invalid(let problem):
+                        console.errorLine("rederive: skipped \(file.path): \(problem)")
+                        skipped.withLock { $0 += 1 }
+                    case .unreadable(let error):
+                        throw error
+                    }
+                }
+                return nil
+            }
+        } onCancel: {
+            work.cancel()
+        }
+        return Outcome(counts: counts, skipped: skipped.withLock { $0 })
+    }
+}
