@@ -35,6 +35,21 @@ struct ImportCommand: AsyncParsableCommand {
         let console = database.environment.console
         let pipeline = try database.singlePipeline(for: "import")
         let files = try Self.importFiles(Self.jsonFiles(in: paths))
+        // Files are read inside the import's transaction; when it fails, a database it created is removed.
+        let createsFile = !database.isPostgres && !FileManager.default.fileExists(atPath: database.databasePath)
+        do {
+            try await importFiles(files, into: pipeline, console: console)
+        } catch let error where !(error is ExitCode) || (error as? ExitCode) == ExitCode(ExitStatus.interrupted) {
+            if createsFile {
+                for suffix in ["", "-wal", "-shm"] {
+                    try? FileManager.default.removeItem(atPath: database.databasePath + suffix)
+                }
+            }
+            throw error
+        }
+    }
+
+    private func importFiles(_ files: [ImportFile], into pipeline: Pipeline, console: Console) async throws {
         let store = try await database.openStore()
         let importer = FileImporter(files: files, parallelism: parallel)
         let task = Task { try await importer.run(into: store, pipeline: pipeline, console: console) }

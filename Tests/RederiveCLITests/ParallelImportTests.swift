@@ -62,6 +62,21 @@ struct ParallelImportTests {
         }
     }
 
+    @Test func anUnreadableFileLeavesNoNewDatabaseBehind() async throws {
+        try await CommandHarness.withHarness { harness in
+            let folder = harness.directory.appendingPathComponent("files", isDirectory: true)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data("{}".utf8).write(to: folder.appendingPathComponent("a.json"))
+            try FileManager.default.createSymbolicLink(
+                atPath: folder.appendingPathComponent("b.json").path, withDestinationPath: "/nonexistent/target.json"
+            )
+            let outcome = try await harness.rederive("import", folder.path)
+            #expect(outcome.status == 1)
+            let left = try FileManager.default.contentsOfDirectory(atPath: harness.directory.path).filter { $0.hasPrefix("rederive.sqlite") }
+            #expect(left.isEmpty, "\(left)")
+        }
+    }
+
     @Test func cancellingLeavesNothingWritten() async throws {
         try await CommandHarness.withHarness { harness in
             // Files the writer stores, then one whose reading blocks (a FIFO nobody writes yet).
