@@ -108,13 +108,14 @@ enum PipelineKeySchema {
         }
     }
 
-    /// Whether rows written before the migration still wait for their pipeline: a primary-key probe.
+    /// Whether rows written before the migration still wait for their pipeline: a primary-key probe,
+    /// since every open asks. The history tables are keyed by run first, so probing them would scan
+    /// millions of rows; their old rows are adopted together with the stamps and failures of the same
+    /// records, and a record with neither has nothing left to roll back.
     static func hasUnadopted(_ db: Database) throws -> Bool {
         try Bool.fetchOne(db, sql: """
             SELECT EXISTS (SELECT 1 FROM rederive_stamps WHERE pipeline = '')
                 OR EXISTS (SELECT 1 FROM rederive_failures WHERE pipeline = '')
-                OR EXISTS (SELECT 1 FROM rederive_replaced_stamps WHERE pipeline = '')
-                OR EXISTS (SELECT 1 FROM rederive_replaced_values WHERE pipeline = '')
             """) ?? false
     }
 
