@@ -83,19 +83,8 @@ struct PostgresBatchWriter {
         var cleared: [(Int64, String)] = []
         var failures: [(RecordResult, ProcessorDescriptor, FailureKind, String)] = []
         for result in results {
-            var derivedIndices: [Int] = []
-            var values: [DerivedValue] = []
-            var failed = false
-            for (index, outcome) in result.outcomes {
-                switch outcome {
-                case .derived(let derived):
-                    derivedIndices.append(index)
-                    values += derived
-                case .failed(let kind, let message):
-                    failed = true
-                    failures.append((result, processors[index], kind, message))
-                }
-            }
+            let (derivedIndices, values, failed) = result.committable
+            failures += failed.map { (result, processors[$0.processor], $0.kind, $0.message) }
             var changed = false
             if !derivedIndices.isEmpty {
                 let columns = derivedIndices.flatMap { processors[$0].columns }
@@ -111,13 +100,7 @@ struct PostgresBatchWriter {
                 stamps.append((result.recordID, stamp(derivedIndices.map { processors[$0] }, result)))
                 cleared += derivedIndices.map { (result.recordID, processors[$0].name) }
             }
-            if failed {
-                counts.failed += 1
-            } else if changed {
-                counts.derived += 1
-            } else {
-                counts.unchanged += 1
-            }
+            counts.count(failed: !failed.isEmpty, changed: changed)
         }
         for (shape, rows) in writes {
             try await writeValues(shape, rows, connection, logger)

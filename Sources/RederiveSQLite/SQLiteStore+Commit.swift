@@ -39,19 +39,11 @@ struct BatchWriter: Sendable {
             return
         }
         let processors = tables.pipeline.processors
-        var derivedIndices: [Int] = []
-        var values: [DatabaseValue] = []
-        var failed = false
-        for (index, outcome) in result.outcomes {
-            switch outcome {
-            case .derived(let derived):
-                derivedIndices.append(index)
-                values += derived.map(\.databaseValue)
-            case .failed(let kind, let message):
-                failed = true
-                try recordFailure(processors[index], kind: kind, message: message, result, db)
-            }
+        let (derivedIndices, derivedValues, failures) = result.committable
+        for failure in failures {
+            try recordFailure(processors[failure.processor], kind: failure.kind, message: failure.message, result, db)
         }
+        let values = derivedValues.map(\.databaseValue)
         var changed = false
         if !derivedIndices.isEmpty {
             let derivedProcessors = derivedIndices.map { processors[$0] }
@@ -62,13 +54,7 @@ struct BatchWriter: Sendable {
             }
             try stamp(derivedProcessors, result, statements)
         }
-        if failed {
-            counts.failed += 1
-        } else if changed {
-            counts.derived += 1
-        } else {
-            counts.unchanged += 1
-        }
+        counts.count(failed: !failures.isEmpty, changed: changed)
     }
 
     /// Writes derived values unless they equal what is stored; returns whether anything changed, and
