@@ -7,6 +7,9 @@ to this script, with the values for each export as-is ("fixtures") and for its i
 variant ("ios16_variants": no floors, sections, story, polygonCorners, parentIdentifier or
 attributes), whose floor area therefore comes from the convex hull of the walls.
 
+`room_type` is the only column computed from other columns rather than from the export: it reads
+the values of floor_area_sqm, object_categories and section_labels back, as the Swift pipeline does.
+
 Run from anywhere with Python 3 and only the standard library:
 
     python3 Tests/RoomScanTests/Fixtures/expected_values.py
@@ -93,13 +96,49 @@ def compact_json(value):
     return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
 
 
+SECTION_ROOM_TYPES = {
+    "livingRoom": "living_room",
+    "bedroom": "bedroom",
+    "bathroom": "bathroom",
+    "kitchen": "kitchen",
+    "diningRoom": "dining_room",
+}
+
+
+def room_type(floor_area_sqm, object_categories, section_labels):
+    """The room type from three column values, each None for NULL; the first rule that matches wins."""
+    labels = set(json.loads(section_labels)) if section_labels is not None else set()
+    counts = json.loads(object_categories) if object_categories is not None else {}
+
+    def has(category, at_least=1):
+        return counts.get(category, 0) >= at_least
+
+    identified = labels - {"unidentified"}
+    if len(identified) == 1:
+        (label,) = identified
+        return SECTION_ROOM_TYPES.get(label, label.lower())
+    if has("bed"):
+        return "bedroom"
+    if has("toilet") or has("bathtub"):
+        return "bathroom"
+    if any(has(c) for c in ("stove", "oven", "refrigerator", "dishwasher")):
+        return "kitchen"
+    if any(has(c) for c in ("sofa", "television", "fireplace")):
+        return "living_room"
+    if has("table") and has("chair", 2):
+        return "dining_room"
+    if floor_area_sqm is not None and floor_area_sqm < 4.0:
+        return "closet"
+    return "other"
+
+
 def columns(room):
     walls = room.get("walls") or []
     categories = {}
     for obj in room.get("objects") or []:
         (name,) = obj["category"].keys()
         categories[name] = categories.get(name, 0) + 1
-    return {
+    values = {
         "floor_area_sqm": floor_area(room),
         "wall_count": len(walls),
         "door_count": len(room.get("doors") or []),
@@ -111,6 +150,8 @@ def columns(room):
         "object_categories": compact_json(categories),
         "section_labels": compact_json([s["label"] for s in room.get("sections") or []]),
     }
+    values["room_type"] = room_type(values["floor_area_sqm"], values["object_categories"], values["section_labels"])
+    return values
 
 
 def ios16_variant(room):
