@@ -56,8 +56,17 @@ public enum RoomScan {
         room.sectionLabelsJSON
     }
 
+    /// `room_type`: see ``RoomType/classify(floorArea:objectCategories:sectionLabels:)``. It derives from
+    /// three other processors' columns, never from the payload: a change to the rules re-derives it
+    /// without inflating a single payload, and it follows a fix to the floor area on its own.
+    public static let roomType = Processor<CapturedRoom>.text(
+        "room_type", version: 1, from: floorArea.real, objectCategories.text, sectionLabels.text
+    ) { area, categories, labels in
+        try RoomType.classify(floorArea: area, objectCategories: categories, sectionLabels: labels)
+    }
+
     /// Every processor of the pipeline, in column order.
-    public static let processors = [floorArea, elementCounts, wallMetrics, objectCategories, sectionLabels]
+    public static let processors = [floorArea, elementCounts, wallMetrics, objectCategories, sectionLabels, roomType]
 
     /// The pipeline with its derived columns in the companion table `room_scans_derived`.
     public static let pipeline = pipeline(layout: .companion(table: "room_scans_derived"))

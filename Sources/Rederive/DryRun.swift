@@ -74,6 +74,7 @@ public struct DryRun: Sendable {
         for plan in plans {
             report.pending += try await store.pendingCount(plan)
             var tally = ColumnTally(pipeline: plan.pipeline)
+            var cascades: [Int: Int] = [:]
             var cursor: Int64?
             while budget.map({ $0 > 0 }) ?? true {
                 let limit = budget.map { min($0, configuration.batchSize) } ?? configuration.batchSize
@@ -84,13 +85,20 @@ public struct DryRun: Sendable {
                 let pipeline = plan.pipeline
                 let results = await threads.map(batch) { RecordResult(deriving: $0, pipeline: pipeline, codec: codec) }
                 let stored = try await store.storedRows(of: plan.pipeline, recordIDs: batch.map(\.recordID))
-                for result in results {
+                for (record, result) in zip(batch, results) {
                     if let error = result.valueCountError(in: plan.pipeline) { throw error }
                     report.examined += 1
                     report.failures += tally.add(result, stored: stored[result.recordID], observe: observe)
+                    let stale = Set(record.staleProcessors)
+                    for (processor, _) in result.outcomes where !stale.contains(processor) {
+                        cascades[processor, default: 0] += 1
+                    }
                 }
             }
             report.columns += tally.summaries()
+            report.cascades += plan.pipeline.graph.order.compactMap { index in
+                cascades[index].map { DryRunReport.Cascade(pipeline: plan.pipeline.name, processor: plan.pipeline.processors[index].name, records: $0) }
+            }
         }
         return report
     }

@@ -8,9 +8,22 @@ public struct DryRunReport: Sendable, Hashable {
     public var columns: [ColumnChanges] = []
     /// The failures a run would record, in record order.
     public var failures: [DryRunFailure] = []
+    /// Per dependent processor that would run in records where it is not stale itself, because an
+    /// input's values would change: the cascade of the change, in pipeline and derivation order.
+    public var cascades: [Cascade] = []
 
     /// An empty report, which a ``DryRun`` fills.
     public init() {}
+
+    /// How many records a dependent processor would derive again only because its inputs change.
+    public struct Cascade: Sendable, Hashable {
+        /// The pipeline the processor belongs to.
+        public let pipeline: String
+        /// The dependent processor.
+        public let processor: String
+        /// The records it would derive again (or fail for, when an input fails).
+        public var records: Int
+    }
 }
 
 /// How one output column would change.

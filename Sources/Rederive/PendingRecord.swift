@@ -8,13 +8,23 @@ public struct PendingRecord: Sendable {
     public let generation: Int64
     /// Indices into the pipeline's processors of those that are stale for this record.
     public let staleProcessors: [Int]
+    /// Whether ``payload`` was read. A record whose stale processors all derive from other processors'
+    /// values alone is handed out without it, and never inflated.
+    public let payloadRead: Bool
+    /// What its dependent processors need of its stored state; empty for a pipeline without them.
+    public let dependencies: DependencyState
 
     /// A pending record as a store reads it.
-    public init(recordID: Int64, payload: [UInt8]?, generation: Int64, staleProcessors: [Int]) {
+    public init(
+        recordID: Int64, payload: [UInt8]?, generation: Int64, staleProcessors: [Int], payloadRead: Bool = true,
+        dependencies: DependencyState = DependencyState()
+    ) {
         self.recordID = recordID
         self.payload = payload
         self.generation = generation
         self.staleProcessors = staleProcessors
+        self.payloadRead = payloadRead
+        self.dependencies = dependencies
     }
 }
 
@@ -24,16 +34,23 @@ public struct RecordResult: Sendable {
     public let recordID: Int64
     /// The payload's generation when it was read; the commit skips the record if it changed since.
     public let generation: Int64
-    /// `PayloadCodec.digest(_:)` of the bytes the values were derived from.
+    /// `PayloadCodec.digest(_:)` of the bytes the values were derived from; 0 when the payload was not read.
     public let payloadDigest: Int64
-    /// One outcome per stale processor: the processor's index and what it produced.
+    /// One outcome per processor derived, in derivation order: the processor's index and what it produced.
     public let outcomes: [(processor: Int, outcome: ProcessorOutcome)]
+    /// Per dependent processor that derived: the ``InputDigest`` of the input values it derived from,
+    /// which its stamp keeps.
+    public let inputDigests: [Int: Int64]
 
     /// A result for one record, as a ``Runner`` or a ``RecordDeriver`` produces it.
-    public init(recordID: Int64, generation: Int64, payloadDigest: Int64, outcomes: [(processor: Int, outcome: ProcessorOutcome)]) {
+    public init(
+        recordID: Int64, generation: Int64, payloadDigest: Int64, outcomes: [(processor: Int, outcome: ProcessorOutcome)],
+        inputDigests: [Int: Int64] = [:]
+    ) {
         self.recordID = recordID
         self.generation = generation
         self.payloadDigest = payloadDigest
         self.outcomes = outcomes
+        self.inputDigests = inputDigests
     }
 }

@@ -40,6 +40,8 @@ public struct Pipeline: Sendable {
     public let layout: Layout
     /// The processors' names, versions and columns, in registration order.
     public let processors: [ProcessorDescriptor]
+    /// Which processors read which, and an order with every processor after its inputs.
+    let graph: ProcessorGraph
     let evaluator: Evaluator
 
     /// A pipeline whose payload decodes with the given function.
@@ -60,7 +62,8 @@ public struct Pipeline: Sendable {
         self.payloadColumn = payloadColumn
         self.layout = layout ?? .companion(table: "\(table)_derived")
         self.processors = processors.map(\.descriptor)
-        self.evaluator = Evaluator(decode: decode, processors: processors)
+        self.graph = ProcessorGraph(self.processors)
+        self.evaluator = Evaluator(decode: decode, processors: processors, graph: graph)
     }
 
     /// A pipeline whose payload is JSON decoded with `JSONDecoder` into `Payload`.
@@ -96,14 +99,44 @@ public struct Pipeline: Sendable {
         processors.first { $0.name == name }
     }
 
-    /// Decodes a payload once and runs the selected processors on it.
+    /// Decodes a payload once and runs the selected processors on it, and the processors they derive
+    /// from before them.
     ///
     /// - Parameters:
     ///   - json: The inflated payload.
     ///   - selection: Indices into `processors` of the processors to run.
     /// - Returns: One outcome per selected index, in the same order.
     public func evaluate(json: [UInt8], selection: [Int]) -> [ProcessorOutcome] {
-        evaluator.evaluate(json, selection)
+        outcomes(of: .inflated(json), selection: selection)
+    }
+
+    /// The outcomes of `selection`, in its order, derived from the payload alone: the processors they
+    /// read are derived too, from the same payload, whatever is stored.
+    func outcomes(of payload: PayloadSource, selection: [Int]) -> [ProcessorOutcome] {
+        let run = graph.upstream(of: selection)
+        let evaluation = evaluator.evaluate(EvaluationRequest(payload: payload, run: run, dependencies: DependencyState()))
+        let byProcessor = Dictionary(evaluation.outcomes.map { ($0.processor, $0.outcome) }, uniquingKeysWith: { first, _ in first })
+        return selection.map { byProcessor[$0] ?? .failed(.processor, "not derived") }
+    }
+
+    /// The names of the processors whose columns `processor` reads, each once.
+    public func inputs(of processor: String) -> [String] {
+        self.processor(named: processor)?.inputProcessors ?? []
+    }
+
+    /// What a dependent's stamp keeps of the inputs it derived from: each input processor's name and
+    /// current version, as in `floor_area@2,section_labels@1`; nil for a processor without inputs.
+    public func inputVersions(of processor: Int) -> String? {
+        let inputs = graph.inputs[processor]
+        guard !inputs.isEmpty else { return nil }
+        return inputs.map { "\(processors[$0].name)@\(processors[$0].version)" }.joined(separator: ",")
+    }
+
+    /// The processors that read `processor`'s columns, directly or through others, in derivation order.
+    public func dependents(of processor: String) -> [String] {
+        guard let index = processors.firstIndex(where: { $0.name == processor }) else { return [] }
+        let reached = graph.downstream(of: [index]).subtracting([index])
+        return graph.order.filter(reached.contains).map { processors[$0].name }
     }
 }
 
@@ -113,38 +146,6 @@ public enum ProcessorOutcome: Sendable, Hashable {
     case derived([DerivedValue])
     /// Why the record could not be derived: the kind of failure and a one-line message.
     case failed(FailureKind, String)
-}
-
-/// The type-erased decode-once, derive-many step of a pipeline.
-struct Evaluator: Sendable {
-    let evaluate: @Sendable ([UInt8], [Int]) -> [ProcessorOutcome]
-
-    init<Payload: Sendable>(
-        decode: @escaping @Sendable ([UInt8]) throws -> Payload,
-        processors: [Processor<Payload>]
-    ) {
-        evaluate = { json, selection in
-            let payload: Payload
-            do {
-                payload = try decode(json)
-            } catch {
-                let message = describe(error)
-                return selection.map { _ in .failed(.decoding, message) }
-            }
-            return selection.map { index in
-                let processor = processors[index]
-                do {
-                    let values = try processor.derive(payload)
-                    if let problem = processor.descriptor.check(values) {
-                        return .failed(.processor, problem)
-                    }
-                    return .derived(values)
-                } catch {
-                    return .failed(.processor, describe(error))
-                }
-            }
-        }
-    }
 }
 
 extension ProcessorDescriptor {

@@ -7,6 +7,8 @@
 ///
 /// Registration rejects, with a message naming both sides: two pipelines with one name or one table,
 /// two processors with one name in one pipeline, and two processors that claim the same output column.
+/// It also rejects a processor that reads a processor of another pipeline, a column its input does not
+/// have or has with another type, and processors that read each other in a cycle, named in order.
 /// Stamps and failures are keyed by pipeline and processor, so two pipelines may each have a processor
 /// of the same name.
 ///
@@ -96,6 +98,9 @@ public struct Registry: Sendable {
                 }
                 owners[column.name.lowercased()] = processor.name
             }
+        }
+        if let problem = ProcessorGraph.problem(in: pipeline) {
+            throw RederiveError(.invalidRegistration, problem)
         }
     }
 }

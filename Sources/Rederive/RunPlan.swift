@@ -2,12 +2,17 @@
 public struct RunPlan: Sendable {
     /// The pipeline whose records are derived.
     public let pipeline: Pipeline
-    /// Indices into `pipeline.processors` of the processors this run brings up to date.
+    /// Indices into `pipeline.processors` of the processors this run brings up to date, in index order:
+    /// those asked for, every processor that reads them, and every processor those read.
     public let selection: [Int]
     /// Whether records that already failed at the current version and payload are tried again.
     public let retryFailed: Bool
 
     /// A plan for one pipeline.
+    ///
+    /// Selecting a processor selects its dependents too, so that no value is left derived from inputs
+    /// that changed, and the inputs of everything selected, so that no dependent derives from stale
+    /// inputs.
     ///
     /// - Parameters:
     ///   - pipeline: The pipeline whose records are derived.
@@ -15,12 +20,37 @@ public struct RunPlan: Sendable {
     ///   - retryFailed: Whether records that already failed at the current version and payload are tried again.
     public init(pipeline: Pipeline, selection: [Int]? = nil, retryFailed: Bool = false) {
         self.pipeline = pipeline
-        self.selection = selection ?? Array(pipeline.processors.indices)
+        let graph = pipeline.graph
+        if let selection {
+            let closed = graph.upstream(of: Array(graph.downstream(of: selection)))
+            self.selection = closed.sorted()
+        } else {
+            self.selection = Array(pipeline.processors.indices)
+        }
         self.retryFailed = retryFailed
     }
 
     /// The selected processors.
     public var processors: [ProcessorDescriptor] {
         selection.map { pipeline.processors[$0] }
+    }
+
+    /// The selected processors that derive from other processors.
+    public var dependents: [Int] {
+        selection.filter { !pipeline.graph.inputs[$0].isEmpty }
+    }
+
+    /// The processors whose stored values the selected dependents read, in index order: a store hands
+    /// them out in ``DependencyState/storedValues``.
+    public var dependencyColumns: [Int] {
+        Set(dependents.flatMap { pipeline.graph.inputs[$0] }).sorted()
+    }
+
+    /// Whether deriving a record stale for `stale` may read its payload: whether a processor that
+    /// reads it is stale, or reads a stale processor's values directly or not. When not, a store hands
+    /// the record out without reading its payload.
+    public func readsPayload(stale: [Int]) -> Bool {
+        let selected = Set(selection)
+        return pipeline.graph.downstream(of: stale).contains { selected.contains($0) && pipeline.processors[$0].readsPayload }
     }
 }

@@ -12,6 +12,9 @@ enum DryRunText {
             },
             numeric: [2, 3]
         ))
+        for cascade in report.cascades {
+            lines.append("cascade: \(cascade.processor) would run again for \(Format.count(cascade.records)) records that are not stale for it, because its inputs change")
+        }
         if report.failures.isEmpty {
             lines.append("no failures would be recorded")
         } else {

@@ -18,6 +18,15 @@ struct InvalidateCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Invalidate the record with this key (repeatable).", valueName: "key"))
     var key: [String] = []
 
+    @Flag(help: "Also invalidate every processor that derives from the named ones, directly or not.")
+    var downstream = false
+
+    func validate() throws {
+        if downstream && processor.isEmpty {
+            throw ValidationError("--downstream needs --processor: without it every processor is invalidated already")
+        }
+    }
+
     func run() async throws {
         let console = database.environment.console
         let store = try await database.openExistingStore()
@@ -27,7 +36,11 @@ struct InvalidateCommand: AsyncParsableCommand {
             pipelines = pipelines.filter { pipeline in processor.contains { pipeline.processor(named: $0) != nil } }
         }
         for pipeline in pipelines {
-            let names = processor.isEmpty ? nil : processor.filter { pipeline.processor(named: $0) != nil }
+            var names = processor.isEmpty ? nil : processor.filter { pipeline.processor(named: $0) != nil }
+            if downstream, let named = names {
+                var seen = Set(named)
+                names = named + named.flatMap(pipeline.dependents(of:)).filter { seen.insert($0).inserted }
+            }
             let marked = try await store.invalidate(pipeline, processors: names, keys: key.isEmpty ? nil : key)
             let which = names ?? pipeline.processors.map(\.name)
             console.line("marked \(Format.count(marked)) records of \(pipeline.table) stale for \(which.joined(separator: ", "))")

@@ -7,7 +7,7 @@ import RederiveSQLite
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show, for each processor, how many records are up to date, stale and failed.",
+        abstract: "Show, for each processor, what it derives from and how many records are up to date, stale and failed.",
         discussion: "Stale counts every record that is not up to date, failed ones included."
     )
 
@@ -24,11 +24,13 @@ struct StatusCommand: AsyncParsableCommand {
         let console = database.environment.console
         let store = try await database.openExistingStore()
         var statuses: [ProcessorStatus] = []
+        var sources: [[String]] = []
         var records = 0
         for pipeline in try database.pipelines() {
             let status = try await store.status(of: pipeline)
             records += status.first?.records ?? 0
             statuses += status
+            sources += status.map { Self.sources(of: $0.name, in: pipeline) }
         }
         let workers = try await store.liveWorkers()
         let now = Date()
@@ -36,9 +38,9 @@ struct StatusCommand: AsyncParsableCommand {
         case .json:
             try console.json([
                 "records": records,
-                "processors": statuses.map { status in
+                "processors": zip(statuses, sources).map { status, sources in
                     [
-                        "pipeline": status.pipeline, "name": status.name, "version": status.version,
+                        "pipeline": status.pipeline, "name": status.name, "version": status.version, "derivesFrom": sources,
                         "upToDate": status.upToDate, "stale": status.stale, "failed": status.failed,
                     ] as [String: Any]
                 },
@@ -52,11 +54,12 @@ struct StatusCommand: AsyncParsableCommand {
         case .table, .csv:
             console.line("\(database.databaseName): \(Format.count(records)) records")
             console.line(Format.table(
-                ["pipeline", "processor", "version", "up to date", "stale", "failed"],
-                statuses.map {
-                    [$0.pipeline, $0.name, String($0.version), Format.count($0.upToDate), Format.count($0.stale), Format.count($0.failed)]
+                ["pipeline", "processor", "version", "derives from", "up to date", "stale", "failed"],
+                zip(statuses, sources).map { status, sources in
+                    [status.pipeline, status.name, String(status.version), sources.joined(separator: ", "),
+                     Format.count(status.upToDate), Format.count(status.stale), Format.count(status.failed)]
                 },
-                numeric: [2, 3, 4, 5]
+                numeric: [2, 4, 5, 6]
             ))
             if !workers.isEmpty {
                 console.line("\(workers.count) workers deriving now:")
@@ -70,5 +73,11 @@ struct StatusCommand: AsyncParsableCommand {
                 ))
             }
         }
+    }
+
+    /// What a processor derives from: `payload`, its input processors, or both.
+    static func sources(of processor: String, in pipeline: Pipeline) -> [String] {
+        guard let descriptor = pipeline.processor(named: processor) else { return [] }
+        return (descriptor.readsPayload ? ["payload"] : []) + descriptor.inputProcessors
     }
 }

@@ -18,7 +18,26 @@ enum WorkerMessages {
             writer.byte(1)
             writer.bytes(payload)
         } else {
-            writer.byte(0)
+            writer.byte(record.payloadRead ? 0 : 2)
+        }
+        let state = record.dependencies
+        writer.count(state.watching.count)
+        for index in state.watching { writer.count(index) }
+        writer.count(state.storedValues.count)
+        for (index, values) in state.storedValues.sorted(by: { $0.key < $1.key }) {
+            writer.count(index)
+            writer.count(values.count)
+            for value in values { writer.value(value) }
+        }
+        writer.count(state.consumedDigests.count)
+        for (index, digest) in state.consumedDigests.sorted(by: { $0.key < $1.key }) {
+            writer.count(index)
+            writer.integer(digest)
+        }
+        writer.count(state.failures.count)
+        for (index, kind) in state.failures.sorted(by: { $0.key < $1.key }) {
+            writer.count(index)
+            writer.text(kind.rawValue)
         }
         return writer.data
     }
@@ -28,8 +47,28 @@ enum WorkerMessages {
         let recordID = try reader.integer()
         let generation = try reader.integer()
         let stale = try (0..<reader.count()).map { _ in try reader.count() }
-        let payload = try reader.byte() == 1 ? try reader.bytes() : nil
-        return PendingRecord(recordID: recordID, payload: payload, generation: generation, staleProcessors: stale)
+        let presence = try reader.byte()
+        let payload = presence == 1 ? try reader.bytes() : nil
+        let watching = try (0..<reader.count()).map { _ in try reader.count() }
+        var storedValues: [Int: [DerivedValue]] = [:]
+        for _ in 0..<(try reader.count()) {
+            let index = try reader.count()
+            storedValues[index] = try (0..<reader.count()).map { _ in try reader.value() }
+        }
+        var digests: [Int: Int64] = [:]
+        for _ in 0..<(try reader.count()) {
+            let index = try reader.count()
+            digests[index] = try reader.integer()
+        }
+        var failures: [Int: FailureKind] = [:]
+        for _ in 0..<(try reader.count()) {
+            let index = try reader.count()
+            failures[index] = FailureKind(rawValue: try reader.text()) ?? .processor
+        }
+        return PendingRecord(
+            recordID: recordID, payload: payload, generation: generation, staleProcessors: stale, payloadRead: presence != 2,
+            dependencies: DependencyState(watching: watching, storedValues: storedValues, consumedDigests: digests, failures: failures)
+        )
     }
 
     static func encode(_ result: RecordResult) -> [UInt8] {
@@ -51,6 +90,11 @@ enum WorkerMessages {
                 writer.text(message)
             }
         }
+        writer.count(result.inputDigests.count)
+        for (index, digest) in result.inputDigests.sorted(by: { $0.key < $1.key }) {
+            writer.count(index)
+            writer.integer(digest)
+        }
         return writer.data
     }
 
@@ -67,7 +111,12 @@ enum WorkerMessages {
             let kind = FailureKind(rawValue: try reader.text()) ?? .processor
             return (processor, .failed(kind, try reader.text()))
         }
-        return RecordResult(recordID: recordID, generation: generation, payloadDigest: digest, outcomes: outcomes)
+        var inputDigests: [Int: Int64] = [:]
+        for _ in 0..<(try reader.count()) {
+            let index = try reader.count()
+            inputDigests[index] = try reader.integer()
+        }
+        return RecordResult(recordID: recordID, generation: generation, payloadDigest: digest, outcomes: outcomes, inputDigests: inputDigests)
     }
 }
 

@@ -45,9 +45,9 @@ extension BatchWriter {
         let keep = try db.cachedStatement(sql: """
             INSERT OR REPLACE INTO rederive_replaced_stamps
                 (run_id, pipeline, processor, record_id, source, derived_generation, had_stamp,
-                 version, generation, payload_digest, current, stamp_run_id, derived_at)
+                 version, generation, payload_digest, inputs_digest, input_versions, current, stamp_run_id, derived_at)
             SELECT ?, ?, k.column1, ?, ?, ?, s.processor IS NOT NULL,
-                s.version, s.generation, s.payload_digest, s.current, s.run_id, s.derived_at
+                s.version, s.generation, s.payload_digest, s.inputs_digest, s.input_versions, s.current, s.run_id, s.derived_at
             FROM (VALUES \(names)) k
             LEFT JOIN rederive_stamps s ON s.pipeline = ? AND s.processor = k.column1 AND s.record_id = ?
             """)

@@ -16,6 +16,7 @@ import GRDB
 /// - v4 keys stamps, failures and replaced values by pipeline as well as processor and record
 ///   (``PipelineKeySchema``).
 /// - `rederive_leases` (v5): which process derives the database now (``WorkerLeaseSchema``).
+/// - v6 adds to stamps what a dependent processor derived from (``InputStampSchema``).
 enum BookkeepingSchema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -87,6 +88,7 @@ enum BookkeepingSchema {
         }
         migrator.registerMigration("rederive.v4", migrate: PipelineKeySchema.migrate)
         migrator.registerMigration("rederive.v5", migrate: WorkerLeaseSchema.migrate)
+        migrator.registerMigration("rederive.v6", migrate: InputStampSchema.migrate)
         return migrator
     }
 }

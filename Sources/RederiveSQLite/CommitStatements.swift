@@ -52,18 +52,20 @@ final class CommitStatements {
         return statement
     }
 
-    /// Upserts `count` stamps: nine arguments each (pipeline, processor, record, source, version,
-    /// generation, digest, run, time).
+    /// Upserts `count` stamps: eleven arguments each (pipeline, processor, record, source, version,
+    /// generation, payload digest, inputs digest, input versions, run, time).
     func stamps(count: Int) throws -> Statement {
         if let statement = stampUpserts[count] { return statement }
-        let rows = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, 1, ?, ?)", count: count).joined(separator: ", ")
+        let rows = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)", count: count).joined(separator: ", ")
         let statement = try db.cachedStatement(sql: """
             INSERT INTO rederive_stamps
-                (pipeline, processor, record_id, source, version, generation, payload_digest, current, run_id, derived_at)
+                (pipeline, processor, record_id, source, version, generation, payload_digest, inputs_digest, input_versions,
+                 current, run_id, derived_at)
             VALUES \(rows)
             ON CONFLICT (pipeline, processor, record_id) DO UPDATE SET
                 version = excluded.version, generation = excluded.generation,
-                payload_digest = excluded.payload_digest, current = 1,
+                payload_digest = excluded.payload_digest, inputs_digest = excluded.inputs_digest,
+                input_versions = excluded.input_versions, current = 1,
                 run_id = excluded.run_id, derived_at = excluded.derived_at
             """)
         stampUpserts[count] = statement

@@ -32,37 +32,29 @@ extension SQLiteStore {
         }
     }
 
-    /// A picked record: its id and the indices of the plan's processors that are stale for it.
-    private struct Pick: Sendable {
-        let recordID: Int64
-        let staleProcessors: [Int]
-    }
-
     /// Picks the next pending records after the lease's cursor and moves the cursor past them. The
     /// cursor's lock is held during the index query, so two workers never pick the same record.
-    private func pick(_ plan: RunPlan, key: ClaimCursorKey, limit: Int, byteLimit: Int) async throws -> [Pick] {
+    private func pick(_ plan: RunPlan, key: ClaimCursorKey, limit: Int, byteLimit: Int) async throws -> [PendingPick] {
         let tables = PipelineTables(plan.pipeline)
         let query = Self.pendingQuery(plan, tables, limit: true)
         let sizedSQL = """
             SELECT q.*, (SELECT length(t.\(tables.payload)) FROM \(tables.table) t WHERE t.\(tables.id) = q.record_id)
             FROM (\(query.sql)) q
             """
-        let selection = plan.selection
         return try await read { db in
             try self.claimCursors.withLock { cursors in
                 let rows = try Row.fetchAll(
                     db.cachedStatement(sql: sizedSQL),
                     arguments: query.arguments(cursor: cursors[key], limit: limit)
                 )
-                var picks: [Pick] = []
+                var picks: [PendingPick] = []
                 var bytes = 0
                 for row in rows where picks.isEmpty || bytes < byteLimit {
-                    let staleProcessors = selection.indices.compactMap { position -> Int? in
-                        let isStale: Bool = row[2 + position]
-                        return isStale ? selection[position] : nil
+                    let pick = query.pick(row)
+                    if plan.readsPayload(stale: pick.staleProcessors) {
+                        bytes += row[row.count - 1] as Int? ?? 0
                     }
-                    bytes += row[row.count - 1] as Int? ?? 0
-                    picks.append(Pick(recordID: row[0], staleProcessors: staleProcessors))
+                    picks.append(pick)
                 }
                 if let last = picks.last {
                     cursors[key] = last.recordID
@@ -73,27 +65,10 @@ extension SQLiteStore {
     }
 
     /// Reads the picked records' payloads, each with the generation it belongs to, in one read transaction.
-    private func readPayloads(of picks: [Pick], _ plan: RunPlan) async throws -> [PendingRecord] {
+    private func readPayloads(of picks: [PendingPick], _ plan: RunPlan) async throws -> [PendingRecord] {
         let tables = PipelineTables(plan.pipeline)
         return try await read { db in
-            let statement = try db.cachedStatement(sql: """
-                SELECT r.generation, t.\(tables.payload) FROM rederive_records r
-                JOIN \(tables.table) t ON t.\(tables.id) = r.record_id
-                WHERE r.source = ? AND r.record_id = ?
-                """)
-            var records: [PendingRecord] = []
-            records.reserveCapacity(picks.count)
-            for pick in picks {
-                let cursor = try Row.fetchCursor(statement, arguments: [plan.pipeline.table, pick.recordID])
-                guard let row = try cursor.next() else { continue }
-                records.append(PendingRecord(
-                    recordID: pick.recordID,
-                    payload: Self.payloadBytes(row, at: 1),
-                    generation: row[0],
-                    staleProcessors: pick.staleProcessors
-                ))
-            }
-            return records
+            try PendingReader(plan, tables, db).read(picks)
         }
     }
 }

@@ -52,7 +52,7 @@ struct BatchWriter: Sendable {
             if changed {
                 try keepReplaced(derivedProcessors, values, stored: stored, result, db)
             }
-            try stamp(derivedProcessors, result, statements)
+            try stamp(derivedIndices, result, statements)
         }
         counts.count(failed: !failures.isEmpty, changed: changed)
     }
@@ -77,13 +77,15 @@ struct BatchWriter: Sendable {
     }
 
     /// Stamps the processors that derived the record, and clears their failures, in two statements.
-    private func stamp(_ processors: [ProcessorDescriptor], _ result: RecordResult, _ statements: CommitStatements) throws {
+    private func stamp(_ indices: [Int], _ result: RecordResult, _ statements: CommitStatements) throws {
+        let processors = indices.map { tables.pipeline.processors[$0] }
         var stampArguments: [(any DatabaseValueConvertible)?] = []
         var clearArguments: [(any DatabaseValueConvertible)?] = [tables.pipeline.name, result.recordID]
-        for processor in processors {
+        for (index, processor) in zip(indices, processors) {
             stampArguments += [
                 tables.pipeline.name, processor.name, result.recordID, tables.pipeline.table, processor.version,
-                result.generation, result.payloadDigest, runID, now,
+                result.generation, result.payloadDigest, result.inputDigests[index], tables.pipeline.inputVersions(of: index),
+                runID, now,
             ]
             clearArguments.append(processor.name)
         }
@@ -107,5 +109,10 @@ struct BatchWriter: Sendable {
             tables.pipeline.name, processor.name, result.recordID, tables.pipeline.table, processor.version,
             result.generation, kind.rawValue, message, runID, now,
         ])
+        // A processor that failed no longer vouches for the values it holds: a dependent whose inputs
+        // changed, or failed, must not count as up to date.
+        try db.cachedStatement(sql: """
+            UPDATE rederive_stamps SET current = 0 WHERE pipeline = ? AND processor = ? AND record_id = ? AND current = 1
+            """).execute(arguments: [tables.pipeline.name, processor.name, result.recordID])
     }
 }

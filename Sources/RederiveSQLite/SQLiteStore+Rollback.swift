@@ -145,11 +145,12 @@ extension SQLiteStore {
             && (kept["generation"] as Int64?) == (kept["derived_generation"] as Int64)
         try db.execute(
             sql: """
-                UPDATE rederive_stamps SET version = ?, generation = ?, payload_digest = ?, current = ?, run_id = ?, derived_at = ?
+                UPDATE rederive_stamps SET version = ?, generation = ?, payload_digest = ?, inputs_digest = ?, input_versions = ?,
+                    current = ?, run_id = ?, derived_at = ?
                 WHERE pipeline = ? AND processor = ? AND record_id = ?
                 """,
             arguments: [
-                kept["version"], kept["generation"], kept["payload_digest"], current,
+                kept["version"], kept["generation"], kept["payload_digest"], kept["inputs_digest"], kept["input_versions"], current,
                 kept["stamp_run_id"], kept["derived_at"], pipeline, processor, recordID,
             ]
         )

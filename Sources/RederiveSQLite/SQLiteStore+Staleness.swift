@@ -31,37 +31,15 @@ extension SQLiteStore {
     public func pendingRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {
         let tables = PipelineTables(plan.pipeline)
         let query = Self.pendingQuery(plan, tables, limit: true)
-        let selection = plan.selection
         return try await read { db in
             // One read transaction: each payload is read together with the generation it belongs to.
-            let stale = try Row.fetchAll(
+            let rows = try Row.fetchAll(
                 db.cachedStatement(sql: query.sql),
                 arguments: query.arguments(cursor: cursor, limit: limit)
             )
-            let payloadStatement = try db.cachedStatement(
-                sql: "SELECT \(tables.payload) FROM \(tables.table) WHERE \(tables.id) = ?"
-            )
-            var records: [PendingRecord] = []
-            var bytes = 0
-            for row in stale where records.isEmpty || bytes < byteLimit {
-                let recordID: Int64 = row[0]
-                let staleProcessors = selection.indices.compactMap { position -> Int? in
-                    let isStale: Bool = row[2 + position]
-                    return isStale ? selection[position] : nil
-                }
-                let payload = try Self.payload(payloadStatement, recordID: recordID)
-                bytes += payload?.count ?? 0
-                records.append(PendingRecord(recordID: recordID, payload: payload, generation: row[1], staleProcessors: staleProcessors))
-            }
-            return records
+            let picks = rows.map(query.pick)
+            return try PendingReader(plan, tables, db).read(picks, byteLimit: byteLimit)
         }
-    }
-
-    /// A record's payload as stored, BLOB or TEXT, copied once out of SQLite; nil when NULL or missing.
-    private static func payload(_ statement: Statement, recordID: Int64) throws -> [UInt8]? {
-        let cursor = try Row.fetchCursor(statement, arguments: [recordID])
-        guard let row = try cursor.next() else { return nil }
-        return payloadBytes(row, at: 0)
     }
 
     /// The payload in column `index` of a row being read, BLOB or TEXT, copied once out of SQLite;
@@ -120,11 +98,18 @@ extension SQLiteStore {
     }
 
     /// The records stale for at least one of the plan's processors, in id order, each with one
-    /// 0/1 column per processor saying whether it is stale for that record.
+    /// 0/1 column per processor saying whether it is stale for that record; for a plan with dependent
+    /// processors, also the kind of each current failure that dependents must know of, and the input
+    /// digest of each dependent's current stamp.
     struct PendingQuery {
         let sql: String
         let processorArguments: [any DatabaseValueConvertible & Sendable]
         let source: String
+        let selection: [Int]
+        /// Processors whose current failure's kind follows the stale flags, one column each.
+        let failureColumns: [Int]
+        /// Dependents whose current stamp's input digest follows the failures, one column each.
+        let digestColumns: [Int]
 
         func arguments(cursor: Int64?, limit: Int?) -> StatementArguments {
             var values: [(any DatabaseValueConvertible)?] = processorArguments
@@ -133,9 +118,31 @@ extension SQLiteStore {
             if let limit { values.append(limit) }
             return StatementArguments(values)
         }
+
+        /// What a row of the query says of its record.
+        func pick(_ row: Row) -> PendingPick {
+            var column = 2
+            var stale: [Int] = []
+            for processor in selection {
+                if row[column] as Bool { stale.append(processor) }
+                column += 1
+            }
+            var failures: [Int: FailureKind] = [:]
+            for processor in failureColumns {
+                if let kind = (row[column] as String?).flatMap(FailureKind.init(rawValue:)) { failures[processor] = kind }
+                column += 1
+            }
+            var digests: [Int: Int64] = [:]
+            for processor in digestColumns {
+                if let digest = row[column] as Int64? { digests[processor] = digest }
+                column += 1
+            }
+            return PendingPick(recordID: row[0], staleProcessors: stale, failures: failures, consumedDigests: digests)
+        }
     }
 
     static func pendingQuery(_ plan: RunPlan, _ tables: PipelineTables, limit: Bool) -> PendingQuery {
+        let pipeline = plan.pipeline.name
         var flags: [String] = []
         var arguments: [any DatabaseValueConvertible & Sendable] = []
         for processor in plan.processors {
@@ -143,17 +150,37 @@ extension SQLiteStore {
                 NOT EXISTS (SELECT 1 FROM rederive_stamps s WHERE s.pipeline = ? AND s.processor = ? \
                 AND s.record_id = r.record_id AND s.version = ? AND s.current = 1)
                 """
-            arguments += [plan.pipeline.name, processor.name, processor.version]
+            arguments += [pipeline, processor.name, processor.version]
             if !plan.retryFailed {
                 flag += """
                      AND NOT EXISTS (SELECT 1 FROM rederive_failures f WHERE f.pipeline = ? AND f.processor = ? \
                     AND f.record_id = r.record_id AND f.version = ? AND f.current = 1)
                     """
-                arguments += [plan.pipeline.name, processor.name, processor.version]
+                arguments += [pipeline, processor.name, processor.version]
             }
             flags.append("(\(flag)) AS stale\(flags.count)")
         }
         let anyStale = plan.processors.indices.map { "stale\($0)" }.joined(separator: " OR ")
+        // Dependents decide per record whether to run: they need the failures of what they read and
+        // their own, and the input digest their current stamps keep.
+        let dependents = plan.dependents
+        let failureColumns = plan.retryFailed || dependents.isEmpty ? [] : Set(plan.dependencyColumns + dependents).sorted()
+        for index in failureColumns {
+            let processor = plan.pipeline.processors[index]
+            flags.append("""
+                (SELECT f.kind FROM rederive_failures f WHERE f.pipeline = ? AND f.processor = ? \
+                AND f.record_id = r.record_id AND f.version = ? AND f.current = 1)
+                """)
+            arguments += [pipeline, processor.name, processor.version]
+        }
+        for index in dependents {
+            let processor = plan.pipeline.processors[index]
+            flags.append("""
+                (SELECT s.inputs_digest FROM rederive_stamps s WHERE s.pipeline = ? AND s.processor = ? \
+                AND s.record_id = r.record_id AND s.version = ? AND s.current = 1)
+                """)
+            arguments += [pipeline, processor.name, processor.version]
+        }
         let sql = """
             SELECT * FROM (
                 SELECT r.record_id, r.generation, \(flags.joined(separator: ", "))
@@ -163,6 +190,9 @@ extension SQLiteStore {
             WHERE \(anyStale)
             ORDER BY record_id\(limit ? " LIMIT ?" : "")
             """
-        return PendingQuery(sql: sql, processorArguments: arguments, source: plan.pipeline.table)
+        return PendingQuery(
+            sql: sql, processorArguments: arguments, source: plan.pipeline.table, selection: plan.selection,
+            failureColumns: failureColumns, digestColumns: dependents
+        )
     }
 }
