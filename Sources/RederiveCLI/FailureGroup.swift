@@ -5,7 +5,9 @@ import Rederive
 /// The failures of one record that share a cause: the same kind and message, recorded by the same run.
 ///
 /// A payload that does not inflate or decode fails every processor of its pipeline with one message;
-/// grouped, that is one entry listing the processors. A processor that fails alone stays alone.
+/// grouped, that is one entry listing the processors. The `upstream` failures of processors that read a
+/// failed processor join the group of that failure, listed after it, so that one broken payload is one
+/// entry. A processor that fails alone stays alone.
 struct FailureGroup {
     let pipeline: String
     let recordID: Int64
@@ -30,20 +32,63 @@ struct FailureGroup {
         failures = [first]
     }
 
-    /// Groups failures by record and cause, keeping the order in which each group first appears.
-    static func grouping(_ failures: [RecordFailure]) -> [FailureGroup] {
+    /// Groups failures by record and cause, keeping the order in which each group first appears; an
+    /// `upstream` failure joins the group of an input of its processor that failed in the same run.
+    static func grouping(_ failures: [RecordFailure], pipelines: [Pipeline]) -> [FailureGroup] {
         var groups: [FailureGroup] = []
         var index: [Cause: Int] = [:]
-        for failure in failures {
+        var groupOfProcessor: [ProcessorFailure: Int] = [:]
+        var upstream: [(position: Int, failure: RecordFailure)] = []
+        // Where each group's first failure was listed, to keep that order.
+        var firstPosition: [Int] = []
+        for (position, failure) in failures.enumerated() {
+            if failure.kind == .upstream {
+                upstream.append((position, failure))
+                continue
+            }
             let cause = Cause(failure)
             if let position = index[cause] {
                 groups[position].failures.append(failure)
             } else {
                 index[cause] = groups.count
                 groups.append(FailureGroup(failure))
+                firstPosition.append(position)
+            }
+            groupOfProcessor[ProcessorFailure(failure, processor: failure.processor)] = index[cause]
+        }
+        let pipelinesByName = Dictionary(pipelines.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        for (position, failure) in upstream {
+            let inputs = pipelinesByName[failure.pipeline]?.inputs(of: failure.processor) ?? []
+            if let position = inputs.lazy.compactMap({ groupOfProcessor[ProcessorFailure(failure, processor: $0)] }).first {
+                groups[position].failures.append(failure)
+            } else {
+                let cause = Cause(failure)
+                if let position = index[cause] {
+                    groups[position].failures.append(failure)
+                } else {
+                    index[cause] = groups.count
+                    groups.append(FailureGroup(failure))
+                    firstPosition.append(position)
+                }
+                groupOfProcessor[ProcessorFailure(failure, processor: failure.processor)] = index[cause]
             }
         }
-        return groups
+        return groups.indices.sorted { firstPosition[$0] < firstPosition[$1] }.map { groups[$0] }
+    }
+
+    /// One processor's failure of one record in one run.
+    private struct ProcessorFailure: Hashable {
+        let pipeline: String
+        let recordID: Int64
+        let runID: Int64?
+        let processor: String
+
+        init(_ failure: RecordFailure, processor: String) {
+            pipeline = failure.pipeline
+            recordID = failure.recordID
+            runID = failure.runID
+            self.processor = processor
+        }
     }
 
     /// What makes two failures of a record the same one.

@@ -56,7 +56,7 @@ struct FailuresCommand: AsyncParsableCommand {
             let shown = limit.map { Array(failures.prefix($0)) } ?? failures
             try write(shown, total: failures.count, to: console)
         case .record:
-            let groups = FailureGroup.grouping(failures)
+            let groups = FailureGroup.grouping(failures, pipelines: pipelines)
             let shown = limit.map { Array(groups.prefix($0)) } ?? groups
             try write(shown, total: groups.count, to: console)
         }

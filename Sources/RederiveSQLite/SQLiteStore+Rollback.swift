@@ -24,7 +24,8 @@ extension SQLiteStore {
     /// A record is skipped, and reported with the reason, when its payload changed since the run
     /// derived it, when it was deleted, or when a later run derived it again (roll that run back first).
     /// Restored stamps carry the versions they had, so a processor whose version has moved on since is
-    /// stale again for those records and the next run derives them with the current logic.
+    /// stale again for those records and the next run derives them with the current logic. Processors
+    /// that read a restored processor's values become stale for its records, unless restored as well.
     ///
     /// ```swift
     /// let report = try await store.rollback(run: 12, pipelines: [RoomScan.pipeline])
@@ -91,6 +92,23 @@ extension SQLiteStore {
                 )
             }
             report.restored.append(entry(nil))
+        }
+        try invalidateDependents(of: report.restored.filter { $0.pipeline == pipeline.name }, tables, db)
+    }
+
+    /// Makes stale the dependents of restored processors, for the same records: their values were
+    /// derived from the values now replaced. A dependent restored by the same rollback already matches.
+    private static func invalidateDependents(of restored: [RollbackReport.Entry], _ tables: PipelineTables, _ db: Database) throws {
+        let pipeline = tables.pipeline
+        let restoredPairs = Set(restored.map { "\($0.recordID) \($0.processor)" })
+        let invalidate = try db.cachedStatement(sql: """
+            UPDATE rederive_stamps SET current = 0 WHERE pipeline = ? AND processor = ? AND record_id = ? AND current = 1
+            """)
+        for entry in restored {
+            for name in pipeline.dependents(of: entry.processor) {
+                guard !restoredPairs.contains("\(entry.recordID) \(name)") else { continue }
+                try invalidate.execute(arguments: [pipeline.name, name, entry.recordID])
+            }
         }
     }
 

@@ -92,7 +92,8 @@ struct FailureGroupingTests {
             #expect(lines.first == "recordId,key,processors,versions,kind,message,runId,at")
             #expect(lines.count == 1 + broken.count)
             for line in lines.dropFirst() {
-                #expect(line.contains(",\(Self.processorNames.joined(separator: ";")),1;1;1;1;1,"), "\(line)")
+                let versions = Self.processorNames.map { _ in "1" }.joined(separator: ";")
+                #expect(line.contains(",\(Self.processorNames.joined(separator: ";")),\(versions),"), "\(line)")
             }
         }
     }

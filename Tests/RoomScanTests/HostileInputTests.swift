@@ -8,7 +8,7 @@ struct HostileInputTests {
     @Test("each is rejected with a one-line message", arguments: HostileInput.all)
     func rejectedWithOneLineMessage(input: HostileInput) {
         #expect(throws: (any Error).self) { try CapturedRoom(json: input.json) }
-        let outcomes = RoomScan.pipeline.evaluate(json: input.json, selection: Array(RoomScan.processors.indices))
+        let outcomes = RoomScan.pipeline.evaluate(json: input.json, selection: RoomScan.payloadProcessors)
         for outcome in outcomes {
             guard case .failed(.decoding, let message) = outcome else {
                 Issue.record("\(input): expected a decoding failure, got \(outcome)")

@@ -83,11 +83,15 @@ struct RoomScanGeneratorTests {
         #expect(RoomScanGenerator.Defect(rawValue: defect) == RoomScanGenerator.Defect.allCases[index % 7])
         #expect(throws: RoomJSONError.self, "\(defect)") { try CapturedRoom(json: json) }
         #expect(throws: (any Error).self, "\(defect)") { try JSONDecoder().decode(CapturedRoom.self, from: Data(json)) }
-        for outcome in RoomScan.pipeline.evaluate(json: json, selection: Array(RoomScan.processors.indices)) {
+        for outcome in RoomScan.pipeline.evaluate(json: json, selection: RoomScan.payloadProcessors) {
             guard case .failed(.decoding, _) = outcome else {
                 Issue.record("\(defect): expected a decoding failure, got \(outcome)")
                 continue
             }
         }
+        // room_type reads floor_area, the first of its inputs, which failed.
+        let roomType = RoomScan.processors.count - 1
+        #expect(RoomScan.processors[roomType].name == "room_type")
+        #expect(RoomScan.pipeline.evaluate(json: json, selection: [roomType]) == [.failed(.upstream, "input processor floor_area failed for this record")])
     }
 }

@@ -17,7 +17,8 @@ struct ScannerEquivalenceTests {
             let expected = try Self.reference(json)
             let room = try CapturedRoom(json: json)
             #expect(room == expected, "\(name), \(variant)")
-            for processor in RoomScan.processors {
+            // Processors that read other processors' values never see the payload: RoomTypeTests covers them.
+            for processor in RoomScan.processors where processor.inputs.isEmpty {
                 #expect(try processor.derive(room) == processor.derive(expected), "\(name), \(variant): \(processor.name)")
             }
         }
