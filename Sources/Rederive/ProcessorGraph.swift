@@ -83,7 +83,7 @@ struct ProcessorGraph: Sendable {
             }
         }
         return cycle(in: processors).map { names in
-            "processors of pipeline \"\(pipeline.name)\" derive from each other in a cycle: \(names.joined(separator: " → "))"
+            "processors of pipeline \"\(pipeline.name)\" derive from each other in a cycle, each reading the next: \(names.joined(separator: " → "))"
         }
     }
 
