@@ -32,6 +32,13 @@ let titleFacts = Processor<Recipe>(
     [.text(recipe.title), .integer(recipe.title.split(separator: " ").count)]
 }
 
+/// Derives from two other processors' columns, typed, never from the payload: it runs after them, and
+/// again only when their values change. Bumping its version re-derives it without inflating a payload.
+let effort = Processor<Recipe>.text("effort", version: 1, from: ingredientCount.integer, quickness.boolean) { count, quick in
+    guard let count, let quick else { return nil }
+    return quick && count <= 5 ? "easy" : "involved"
+}
+
 /// Binds the processors to the app's table `recipes (id, slug, json)`.
 let recipes = Pipeline(
     name: "recipes",
@@ -39,6 +46,6 @@ let recipes = Pipeline(
     keyColumn: "slug",
     payloadColumn: "json",
     decoding: Recipe.self,
-    processors: [ingredientCount, quickness, titleFacts]
+    processors: [ingredientCount, quickness, titleFacts, effort]
 )
 // README example end

@@ -39,10 +39,12 @@ struct ReadmeExampleTests {
                 try appExecute(path, "INSERT INTO recipes (slug, json) VALUES (?, ?)", [slug, Data(PayloadCodec.encode(Array(json.utf8)))])
             }
             let summary = try await Runner(store: store, pipelines: [recipes]).run()
+            // mystery fails quickness, and effort, which reads it, fails upstream of it.
             #expect(summary.counts == RunCounts(derived: 2, failed: 1))
             let rows = try appConnection(path).read { db in
                 try Row.fetchAll(db, sql: """
-                    SELECT r.slug, d.ingredient_count, d.is_quick, d.title, d.title_words FROM recipes r JOIN recipes_derived d ON d.id = r.id ORDER BY r.slug
+                    SELECT r.slug, d.ingredient_count, d.is_quick, d.title, d.title_words, d.effort
+                    FROM recipes r JOIN recipes_derived d ON d.id = r.id ORDER BY r.slug
                     """)
             }
             #expect(rows.map { $0["slug"] as String } == ["mystery", "pancakes", "stew"])
@@ -50,9 +52,11 @@ struct ReadmeExampleTests {
             #expect(rows.map { $0["is_quick"] as Int? } == [nil, 1, 0])
             #expect(rows.map { $0["title"] as String } == ["Mystery", "Pancakes", "Beef Stew"])
             #expect(rows.map { $0["title_words"] as Int } == [1, 1, 2])
+            #expect(rows.map { $0["effort"] as String? } == [nil, "easy", "involved"])
             let failures = try await store.failures(of: recipes, filter: FailureFilter())
-            #expect(failures.map(\.message) == ["the recipe has no cooking time"])
-            #expect(failures.map(\.key) == ["mystery"])
+            #expect(failures.map(\.message) == ["the recipe has no cooking time", "input processor quickness failed for this record"])
+            #expect(failures.map(\.kind) == [.processor, .upstream])
+            #expect(failures.map(\.key) == ["mystery", "mystery"])
         }
     }
 }
