@@ -21,12 +21,9 @@ extension Processor {
         from inputs: repeat InputColumn<each Input>,
         derive: @escaping @Sendable (repeat each Input) throws -> Double?
     ) -> Processor {
-        var references: [InputReference] = []
-        repeat references.append((each inputs).reference)
-        return Processor(
-            name: name ?? column, version: version, columns: [.real(column, default: defaultValue)], inputs: references,
-            body: .inputs { values in [try derive(repeat values[each inputs]).map(DerivedValue.real) ?? .null] }
-        )
+        dependent(.real(column, default: defaultValue), name: name, version: version, inputs: references(repeat each inputs)) { values in
+            try derive(repeat values[each inputs]).map(DerivedValue.real) ?? .null
+        }
     }
 
     /// A processor of one `INTEGER` column derived from other processors' columns.
@@ -38,12 +35,9 @@ extension Processor {
         from inputs: repeat InputColumn<each Input>,
         derive: @escaping @Sendable (repeat each Input) throws -> Int?
     ) -> Processor {
-        var references: [InputReference] = []
-        repeat references.append((each inputs).reference)
-        return Processor(
-            name: name ?? column, version: version, columns: [.integer(column, default: defaultValue)], inputs: references,
-            body: .inputs { values in [try derive(repeat values[each inputs]).map(DerivedValue.integer) ?? .null] }
-        )
+        dependent(.integer(column, default: defaultValue), name: name, version: version, inputs: references(repeat each inputs)) { values in
+            try derive(repeat values[each inputs]).map(DerivedValue.integer) ?? .null
+        }
     }
 
     /// A processor of one `INTEGER` column holding 1 for true and 0 for false, derived from other
@@ -56,13 +50,9 @@ extension Processor {
         from inputs: repeat InputColumn<each Input>,
         derive: @escaping @Sendable (repeat each Input) throws -> Bool?
     ) -> Processor {
-        var references: [InputReference] = []
-        repeat references.append((each inputs).reference)
-        return Processor(
-            name: name ?? column, version: version,
-            columns: [.integer(column, default: defaultValue.map { $0 ? 1 : 0 })], inputs: references,
-            body: .inputs { values in [try derive(repeat values[each inputs]).map { DerivedValue.integer($0 ? 1 : 0) } ?? .null] }
-        )
+        dependent(.integer(column, default: defaultValue.map { $0 ? 1 : 0 }), name: name, version: version, inputs: references(repeat each inputs)) { values in
+            try derive(repeat values[each inputs]).map { DerivedValue.integer($0 ? 1 : 0) } ?? .null
+        }
     }
 
     /// A processor of one `TEXT` column derived from other processors' columns.
@@ -74,12 +64,9 @@ extension Processor {
         from inputs: repeat InputColumn<each Input>,
         derive: @escaping @Sendable (repeat each Input) throws -> String?
     ) -> Processor {
-        var references: [InputReference] = []
-        repeat references.append((each inputs).reference)
-        return Processor(
-            name: name ?? column, version: version, columns: [.text(column, default: defaultValue)], inputs: references,
-            body: .inputs { values in [try derive(repeat values[each inputs]).map(DerivedValue.text) ?? .null] }
-        )
+        dependent(.text(column, default: defaultValue), name: name, version: version, inputs: references(repeat each inputs)) { values in
+            try derive(repeat values[each inputs]).map(DerivedValue.text) ?? .null
+        }
     }
 
     /// A processor of one `BLOB` column derived from other processors' columns.
@@ -90,11 +77,21 @@ extension Processor {
         from inputs: repeat InputColumn<each Input>,
         derive: @escaping @Sendable (repeat each Input) throws -> [UInt8]?
     ) -> Processor {
+        dependent(.blob(column), name: name, version: version, inputs: references(repeat each inputs)) { values in
+            try derive(repeat values[each inputs]).map(DerivedValue.blob) ?? .null
+        }
+    }
+
+    private static func dependent(
+        _ column: OutputColumn, name: String?, version: Int, inputs: [InputReference],
+        value: @escaping @Sendable (InputValues) throws -> DerivedValue
+    ) -> Processor {
+        Processor(name: name ?? column.name, version: version, columns: [column], inputs: inputs, body: .inputs { [try value($0)] })
+    }
+
+    private static func references<each Input>(_ inputs: repeat InputColumn<each Input>) -> [InputReference] {
         var references: [InputReference] = []
         repeat references.append((each inputs).reference)
-        return Processor(
-            name: name ?? column, version: version, columns: [.blob(column)], inputs: references,
-            body: .inputs { values in [try derive(repeat values[each inputs]).map(DerivedValue.blob) ?? .null] }
-        )
+        return references
     }
 }

@@ -36,42 +36,46 @@ struct FailureGroup {
     /// `upstream` failure joins the group of an input of its processor that failed in the same run.
     static func grouping(_ failures: [RecordFailure], pipelines: [Pipeline]) -> [FailureGroup] {
         var groups: [FailureGroup] = []
-        var index: [Cause: Int] = [:]
-        var groupOfProcessor: [ProcessorFailure: Int] = [:]
-        var upstream: [(position: Int, failure: RecordFailure)] = []
+        var byCause: [Cause: Int] = [:]
+        var byProcessor: [ProcessorFailure: Int] = [:]
         // Where each group's first failure was listed, to keep that order.
         var firstPosition: [Int] = []
+        func add(_ failure: RecordFailure, at position: Int, to group: Int? = nil) {
+            let index = group ?? byCause[Cause(failure)] ?? groups.count
+            if index == groups.count {
+                byCause[Cause(failure)] = index
+                groups.append(FailureGroup(failure))
+                firstPosition.append(position)
+            } else {
+                groups[index].failures.append(failure)
+            }
+            byProcessor[ProcessorFailure(failure, processor: failure.processor)] = index
+        }
+        var upstream: [(position: Int, failure: RecordFailure)] = []
         for (position, failure) in failures.enumerated() {
             if failure.kind == .upstream {
                 upstream.append((position, failure))
-                continue
-            }
-            let cause = Cause(failure)
-            if let position = index[cause] {
-                groups[position].failures.append(failure)
             } else {
-                index[cause] = groups.count
-                groups.append(FailureGroup(failure))
-                firstPosition.append(position)
+                add(failure, at: position)
             }
-            groupOfProcessor[ProcessorFailure(failure, processor: failure.processor)] = index[cause]
         }
+        // Upstream failures join their input's group, which may itself be an upstream failure's: place
+        // what can be placed until nothing more can, and group the rest by cause.
         let pipelinesByName = Dictionary(pipelines.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        for (position, failure) in upstream {
-            let inputs = pipelinesByName[failure.pipeline]?.inputs(of: failure.processor) ?? []
-            if let position = inputs.lazy.compactMap({ groupOfProcessor[ProcessorFailure(failure, processor: $0)] }).first {
-                groups[position].failures.append(failure)
-            } else {
-                let cause = Cause(failure)
-                if let position = index[cause] {
-                    groups[position].failures.append(failure)
-                } else {
-                    index[cause] = groups.count
-                    groups.append(FailureGroup(failure))
-                    firstPosition.append(position)
+        while !upstream.isEmpty {
+            let unplaced = upstream.filter { position, failure in
+                let inputs = pipelinesByName[failure.pipeline]?.inputs(of: failure.processor) ?? []
+                guard let group = inputs.lazy.compactMap({ byProcessor[ProcessorFailure(failure, processor: $0)] }).first else {
+                    return true
                 }
-                groupOfProcessor[ProcessorFailure(failure, processor: failure.processor)] = index[cause]
+                add(failure, at: position, to: group)
+                return false
             }
+            if unplaced.count == upstream.count {
+                for (position, failure) in unplaced { add(failure, at: position) }
+                break
+            }
+            upstream = unplaced
         }
         return groups.indices.sorted { firstPosition[$0] < firstPosition[$1] }.map { groups[$0] }
     }

@@ -257,53 +257,28 @@ struct ClaimingRunnerTests {
     }
 }
 
-/// A store whose claims or commits start failing, as when the disk fills or the server goes away.
-final class FailingStore: RecordStore {
-    let base: SQLiteStore
-    let failClaimAfter: Int?
-    let failCommitAfter: Int?
-    private let calls = Mutex((claims: 0, commits: 0))
-
-    init(_ base: SQLiteStore, failClaimAfter: Int? = nil, failCommitAfter: Int? = nil) {
-        self.base = base
-        self.failClaimAfter = failClaimAfter
-        self.failCommitAfter = failCommitAfter
-    }
-
+/// A store whose claims or commits start failing after some calls, as when the disk fills or the
+/// server goes away.
+enum FailingStore {
     struct Broken: Error {}
 
-    func claim(_ plan: RunPlan, limit: Int, byteLimit: Int, lease: WorkerLease) async throws -> [PendingRecord] {
-        let count = calls.withLock { $0.claims += 1; return $0.claims }
-        if let failClaimAfter, count > failClaimAfter { throw Broken() }
-        return try await base.claim(plan, limit: limit, byteLimit: byteLimit, lease: lease)
+    static func make(_ base: SQLiteStore, failClaimAfter: Int? = nil, failCommitAfter: Int? = nil) -> InterceptingStore {
+        let calls = Calls()
+        var store = InterceptingStore(base: base)
+        store.beforeClaim = {
+            let count = calls.counts.withLock { $0.claims += 1; return $0.claims }
+            if let failClaimAfter, count > failClaimAfter { throw Broken() }
+        }
+        store.beforeCommit = {
+            let count = calls.counts.withLock { $0.commits += 1; return $0.commits }
+            if let failCommitAfter, count > failCommitAfter { throw Broken() }
+        }
+        return store
     }
-    func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> RunCounts {
-        let count = calls.withLock { $0.commits += 1; return $0.commits }
-        if let failCommitAfter, count > failCommitAfter { throw Broken() }
-        return try await base.commit(results, plan: plan, runID: runID, lease: lease)
+
+    private final class Calls: Sendable {
+        let counts = Mutex((claims: 0, commits: 0))
     }
-    func prepare(_ pipeline: Pipeline) async throws { try await base.prepare(pipeline) }
-    func startRun(processors: [ProcessorVersion]) async throws -> Int64 { try await base.startRun(processors: processors) }
-    func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts) async throws {
-        try await base.finishRun(runID, status: status, counts: counts)
-    }
-    func pendingCount(_ plan: RunPlan) async throws -> Int { try await base.pendingCount(plan) }
-    func pendingRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {
-        try await base.pendingRecords(plan, after: cursor, limit: limit, byteLimit: byteLimit)
-    }
-    func acquireLease(for worker: WorkerIdentity, duration: Duration) async throws -> LeaseAcquisition {
-        try await base.acquireLease(for: worker, duration: duration)
-    }
-    func renewLease(_ lease: WorkerLease) async throws { try await base.renewLease(lease) }
-    func releaseLease(_ lease: WorkerLease) async throws { try await base.releaseLease(lease) }
-    func status(of pipeline: Pipeline) async throws -> [ProcessorStatus] { try await base.status(of: pipeline) }
-    func failures(of pipeline: Pipeline, filter: FailureFilter) async throws -> [RecordFailure] {
-        try await base.failures(of: pipeline, filter: filter)
-    }
-    func invalidate(_ pipeline: Pipeline, processors: [String]?, keys: [String]?) async throws -> Int {
-        try await base.invalidate(pipeline, processors: processors, keys: keys)
-    }
-    func runs(limit: Int?) async throws -> [RunHistoryEntry] { try await base.runs(limit: limit) }
 }
 
 @Suite("Claiming runner failures", .timeLimit(.minutes(5)))
@@ -315,7 +290,7 @@ struct ClaimingRunnerFailureTests {
             try await prepare(test.pipeline, at: path)
             try insertRecords(samples(300), into: path)
             let base = try SQLiteStore(path: path)
-            let store = FailingStore(base, failClaimAfter: claimsBeforeFailing, failCommitAfter: commitsBeforeFailing)
+            let store = FailingStore.make(base, failClaimAfter: claimsBeforeFailing, failCommitAfter: commitsBeforeFailing)
             var configuration = Runner.Configuration(parallelism: 4, batchSize: 10)
             configuration.claimSize = 5
             configuration.commitInterval = .milliseconds(1)

@@ -164,14 +164,15 @@ struct DependentProcessorTests {
             #expect(test.probe.decodedCount == 30)
 
             test.sizeVersion = 2
-            let store = PayloadCountingStore(try SQLiteStore(path: path))
+            let count = PayloadCount()
+            let store = count.counting(try SQLiteStore(path: path))
             let summary = try await Runner(
                 store: store, pipelines: [test.pipeline], configuration: Runner.Configuration(parallelism: 3, batchSize: 4)
             ).run()
             #expect(summary.pending == 30)
             #expect(summary.counts == RunCounts(unchanged: 30))
-            #expect(store.counts.handedOut == 30)
-            #expect(store.counts.payloadsRead == 0)
+            #expect(count.handedOut == 30)
+            #expect(count.payloadsRead == 0)
             #expect(test.probe.decodedCount == 30)
             #expect(test.log.total("size") == 60)
             #expect(test.log.total("total") == 30)
@@ -209,43 +210,22 @@ struct DependentProcessorTests {
     }
 }
 
-/// A store that counts the records it hands out to the runner and how many of them carried a payload.
-struct PayloadCountingStore: RecordStore {
-    let base: SQLiteStore
-    let counts = Counts()
+/// Counts the records claimed for a runner, and how many of them came with a payload.
+final class PayloadCount: Sendable {
+    private let counts = Mutex((handedOut: 0, payloadsRead: 0))
 
-    final class Counts: Sendable {
-        let records = Mutex((handedOut: 0, payloadsRead: 0))
-        var handedOut: Int { records.withLock { $0.handedOut } }
-        var payloadsRead: Int { records.withLock { $0.payloadsRead } }
-    }
+    var handedOut: Int { counts.withLock { $0.handedOut } }
+    var payloadsRead: Int { counts.withLock { $0.payloadsRead } }
 
-    init(_ base: SQLiteStore) { self.base = base }
-
-    func claim(_ plan: RunPlan, limit: Int, byteLimit: Int, lease: WorkerLease) async throws -> [PendingRecord] {
-        let records = try await base.claim(plan, limit: limit, byteLimit: byteLimit, lease: lease)
-        counts.records.withLock {
-            $0.handedOut += records.count
-            $0.payloadsRead += records.filter { $0.payloadRead || $0.payload != nil }.count
+    /// A store that counts here what `base` hands out.
+    func counting(_ base: SQLiteStore) -> InterceptingStore {
+        var store = InterceptingStore(base: base)
+        store.afterClaim = { records in
+            self.counts.withLock {
+                $0.handedOut += records.count
+                $0.payloadsRead += records.filter { $0.payloadRead || $0.payload != nil }.count
+            }
         }
-        return records
-    }
-
-    func prepare(_ pipeline: Pipeline) async throws { try await base.prepare(pipeline) }
-    func startRun(processors: [ProcessorVersion]) async throws -> Int64 { try await base.startRun(processors: processors) }
-    func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts) async throws {
-        try await base.finishRun(runID, status: status, counts: counts)
-    }
-    func pendingCount(_ plan: RunPlan) async throws -> Int { try await base.pendingCount(plan) }
-    func pendingRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {
-        try await base.pendingRecords(plan, after: cursor, limit: limit, byteLimit: byteLimit)
-    }
-    func acquireLease(for worker: WorkerIdentity, duration: Duration) async throws -> LeaseAcquisition {
-        try await base.acquireLease(for: worker, duration: duration)
-    }
-    func renewLease(_ lease: WorkerLease) async throws { try await base.renewLease(lease) }
-    func releaseLease(_ lease: WorkerLease) async throws { try await base.releaseLease(lease) }
-    func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> RunCounts {
-        try await base.commit(results, plan: plan, runID: runID, lease: lease)
+        return store
     }
 }

@@ -1,0 +1,47 @@
+import Rederive
+import RederiveSQLite
+
+/// A SQLite store whose claims and commits a test watches or breaks; everything else goes straight to
+/// the store beneath.
+struct InterceptingStore: RecordStore, StoreReporting {
+    let base: SQLiteStore
+    /// Runs before each claim; throwing fails the claim.
+    var beforeClaim: @Sendable () throws -> Void = {}
+    /// Sees each claimed batch.
+    var afterClaim: @Sendable ([PendingRecord]) -> Void = { _ in }
+    /// Runs before each commit; throwing fails the commit.
+    var beforeCommit: @Sendable () throws -> Void = {}
+
+    func claim(_ plan: RunPlan, limit: Int, byteLimit: Int, lease: WorkerLease) async throws -> [PendingRecord] {
+        try beforeClaim()
+        let records = try await base.claim(plan, limit: limit, byteLimit: byteLimit, lease: lease)
+        afterClaim(records)
+        return records
+    }
+    func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> RunCounts {
+        try beforeCommit()
+        return try await base.commit(results, plan: plan, runID: runID, lease: lease)
+    }
+    func prepare(_ pipeline: Pipeline) async throws { try await base.prepare(pipeline) }
+    func startRun(processors: [ProcessorVersion]) async throws -> Int64 { try await base.startRun(processors: processors) }
+    func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts) async throws {
+        try await base.finishRun(runID, status: status, counts: counts)
+    }
+    func pendingCount(_ plan: RunPlan) async throws -> Int { try await base.pendingCount(plan) }
+    func pendingRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {
+        try await base.pendingRecords(plan, after: cursor, limit: limit, byteLimit: byteLimit)
+    }
+    func acquireLease(for worker: WorkerIdentity, duration: Duration) async throws -> LeaseAcquisition {
+        try await base.acquireLease(for: worker, duration: duration)
+    }
+    func renewLease(_ lease: WorkerLease) async throws { try await base.renewLease(lease) }
+    func releaseLease(_ lease: WorkerLease) async throws { try await base.releaseLease(lease) }
+    func status(of pipeline: Pipeline) async throws -> [ProcessorStatus] { try await base.status(of: pipeline) }
+    func failures(of pipeline: Pipeline, filter: FailureFilter) async throws -> [RecordFailure] {
+        try await base.failures(of: pipeline, filter: filter)
+    }
+    func invalidate(_ pipeline: Pipeline, processors: [String]?, keys: [String]?) async throws -> Int {
+        try await base.invalidate(pipeline, processors: processors, keys: keys)
+    }
+    func runs(limit: Int?) async throws -> [RunHistoryEntry] { try await base.runs(limit: limit) }
+}
