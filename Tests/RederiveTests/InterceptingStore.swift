@@ -9,8 +9,12 @@ struct InterceptingStore: RecordStore, StoreReporting {
     var beforeClaim: @Sendable () throws -> Void = {}
     /// Sees each claimed batch.
     var afterClaim: @Sendable ([PendingRecord]) -> Void = { _ in }
+    /// Sees each batch of pending records listed without claiming them.
+    var afterPendingRecords: @Sendable ([PendingRecord]) -> Void = { _ in }
     /// Runs before each commit; throwing fails the commit.
     var beforeCommit: @Sendable () throws -> Void = {}
+    /// Sees each committed batch of results.
+    var afterCommit: @Sendable ([RecordResult]) -> Void = { _ in }
 
     func claim(_ plan: RunPlan, limit: Int, byteLimit: Int, lease: WorkerLease) async throws -> [PendingRecord] {
         try beforeClaim()
@@ -20,7 +24,9 @@ struct InterceptingStore: RecordStore, StoreReporting {
     }
     func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> RunCounts {
         try beforeCommit()
-        return try await base.commit(results, plan: plan, runID: runID, lease: lease)
+        let counts = try await base.commit(results, plan: plan, runID: runID, lease: lease)
+        afterCommit(results)
+        return counts
     }
     func prepare(_ pipeline: Pipeline) async throws { try await base.prepare(pipeline) }
     func startRun(processors: [ProcessorVersion]) async throws -> Int64 { try await base.startRun(processors: processors) }
@@ -29,7 +35,9 @@ struct InterceptingStore: RecordStore, StoreReporting {
     }
     func pendingCount(_ plan: RunPlan) async throws -> Int { try await base.pendingCount(plan) }
     func pendingRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {
-        try await base.pendingRecords(plan, after: cursor, limit: limit, byteLimit: byteLimit)
+        let records = try await base.pendingRecords(plan, after: cursor, limit: limit, byteLimit: byteLimit)
+        afterPendingRecords(records)
+        return records
     }
     func acquireLease(for worker: WorkerIdentity, duration: Duration) async throws -> LeaseAcquisition {
         try await base.acquireLease(for: worker, duration: duration)

@@ -5,58 +5,36 @@ import RederiveSQLite
 import Synchronization
 import Testing
 
-/// Wraps a store and tracks how many records are between claiming and committing, and the largest
-/// claim's payload bytes.
-final class InFlightStore: RecordStore {
-    let base: SQLiteStore
+/// Tracks how many records are between claiming and committing, and the largest claim's payload bytes,
+/// of the runs of ``store``.
+final class InFlightTracker: Sendable {
     private let inFlight = Mutex<(now: Int, peak: Int, reads: Int, claimBytes: Int)>((0, 0, 0, 0))
+    private let base: SQLiteStore
 
     init(_ base: SQLiteStore) { self.base = base }
 
+    /// The store to run: it reports here what it hands out and commits.
+    var store: InterceptingStore {
+        var store = InterceptingStore(base: base)
+        store.afterPendingRecords = { records in
+            self.inFlight.withLock { $0.now += records.count; $0.peak = max($0.peak, $0.now); $0.reads += 1 }
+        }
+        store.afterClaim = { records in
+            let bytes = records.reduce(0) { $0 + ($1.payload?.count ?? 0) }
+            self.inFlight.withLock {
+                $0.now += records.count; $0.peak = max($0.peak, $0.now); $0.reads += 1; $0.claimBytes = max($0.claimBytes, bytes)
+            }
+        }
+        store.afterCommit = { results in self.inFlight.withLock { $0.now -= results.count } }
+        return store
+    }
+
     /// The most payload bytes one claim held.
     var peakClaimBytes: Int { inFlight.withLock { $0.claimBytes } }
-
+    /// The most records claimed and not yet committed at once.
     var peak: Int { inFlight.withLock { $0.peak } }
-    /// How many times pending records were listed.
+    /// How many times pending records were listed or claimed.
     var reads: Int { inFlight.withLock { $0.reads } }
-
-    func prepare(_ pipeline: Pipeline) async throws { try await base.prepare(pipeline) }
-    func startRun(processors: [ProcessorVersion]) async throws -> Int64 { try await base.startRun(processors: processors) }
-    func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts) async throws {
-        try await base.finishRun(runID, status: status, counts: counts)
-    }
-    func pendingCount(_ plan: RunPlan) async throws -> Int { try await base.pendingCount(plan) }
-    func pendingRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {
-        let records = try await base.pendingRecords(plan, after: cursor, limit: limit, byteLimit: byteLimit)
-        inFlight.withLock { $0.now += records.count; $0.peak = max($0.peak, $0.now); $0.reads += 1 }
-        return records
-    }
-    func acquireLease(for worker: WorkerIdentity, duration: Duration) async throws -> LeaseAcquisition {
-        try await base.acquireLease(for: worker, duration: duration)
-    }
-    func renewLease(_ lease: WorkerLease) async throws { try await base.renewLease(lease) }
-    func releaseLease(_ lease: WorkerLease) async throws { try await base.releaseLease(lease) }
-    func claim(_ plan: RunPlan, limit: Int, byteLimit: Int, lease: WorkerLease) async throws -> [PendingRecord] {
-        let records = try await base.claim(plan, limit: limit, byteLimit: byteLimit, lease: lease)
-        let bytes = records.reduce(0) { $0 + ($1.payload?.count ?? 0) }
-        inFlight.withLock {
-            $0.now += records.count; $0.peak = max($0.peak, $0.now); $0.reads += 1; $0.claimBytes = max($0.claimBytes, bytes)
-        }
-        return records
-    }
-    func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> RunCounts {
-        let counts = try await base.commit(results, plan: plan, runID: runID, lease: lease)
-        inFlight.withLock { $0.now -= results.count }
-        return counts
-    }
-    func status(of pipeline: Pipeline) async throws -> [ProcessorStatus] { try await base.status(of: pipeline) }
-    func failures(of pipeline: Pipeline, filter: FailureFilter) async throws -> [RecordFailure] {
-        try await base.failures(of: pipeline, filter: filter)
-    }
-    func invalidate(_ pipeline: Pipeline, processors: [String]?, keys: [String]?) async throws -> Int {
-        try await base.invalidate(pipeline, processors: processors, keys: keys)
-    }
-    func runs(limit: Int?) async throws -> [RunHistoryEntry] { try await base.runs(limit: limit) }
 }
 
 @Suite("Live database", .timeLimit(.minutes(5)))
@@ -89,13 +67,13 @@ struct LiveDatabaseTests {
             let test = TestPipeline()
             try await prepare(test.pipeline, at: path)
             try insertRecords(samples(3_000), into: path)
-            let store = InFlightStore(try SQLiteStore(path: path))
+            let tracker = InFlightTracker(try SQLiteStore(path: path))
             var configuration = Runner.Configuration(parallelism: 4, batchSize: 50)
             configuration.claimSize = 10
-            let summary = try await Runner(store: store, pipelines: [test.pipeline], configuration: configuration).run()
+            let summary = try await Runner(store: tracker.store, pipelines: [test.pipeline], configuration: configuration).run()
             #expect(summary.counts.derived == 3_000)
             // Each worker holds one claim; the channel holds two batches of results and the writer one.
-            #expect(store.peak <= 4 * 10 + 3 * 50)
+            #expect(tracker.peak <= 4 * 10 + 3 * 50)
         }
     }
 
@@ -105,10 +83,10 @@ struct LiveDatabaseTests {
             try await prepare(test.pipeline, at: path)
             try insertRecords(samples(50), into: path)
             _ = try await run(test.pipeline, at: path)
-            let store = InFlightStore(try SQLiteStore(path: path))
-            let summary = try await Runner(store: store, pipelines: [test.pipeline]).run()
+            let tracker = InFlightTracker(try SQLiteStore(path: path))
+            let summary = try await Runner(store: tracker.store, pipelines: [test.pipeline]).run()
             #expect(summary.pending == 0)
-            #expect(store.reads == 0)
+            #expect(tracker.reads == 0)
         }
     }
 
@@ -118,15 +96,15 @@ struct LiveDatabaseTests {
             try await prepare(test.pipeline, at: path)
             try insertRecords(samples(200), into: path)
             let payloadSize = try Inspection(path: path).count("SELECT max(length(payload)) FROM items")
-            let store = InFlightStore(try SQLiteStore(path: path))
+            let tracker = InFlightTracker(try SQLiteStore(path: path))
             var configuration = Runner.Configuration(parallelism: 2, batchSize: 100, batchByteLimit: payloadSize * 10)
             configuration.claimSize = 100
-            let summary = try await Runner(store: store, pipelines: [test.pipeline], configuration: configuration).run()
+            let summary = try await Runner(store: tracker.store, pipelines: [test.pipeline], configuration: configuration).run()
             #expect(summary.counts.derived == 200)
             // The two workers share the byte limit: a claim ends once it holds five payloads' worth, so it
             // holds at most six payloads.
-            #expect(store.peakClaimBytes <= 6 * payloadSize)
-            #expect(store.reads >= 200 / 6)
+            #expect(tracker.peakClaimBytes <= 6 * payloadSize)
+            #expect(tracker.reads >= 200 / 6)
         }
     }
 }
