@@ -114,15 +114,24 @@ public struct DryRunPage: Sendable {
                     let version = previous.map { $0 == processor.version ? "v\($0) (unchanged)" : "v\($0) → v\(processor.version)" }
                         ?? "never run → v\(processor.version)"
                     let columns = report.columns.filter { $0.pipeline == pipeline.name && $0.processor == processor.name }
+                    let cascade = report.cascades.first { $0.pipeline == pipeline.name && $0.processor == processor.name }
+                    let sources = (processor.readsPayload ? ["payload"] : []) + processor.inputProcessors
                     rows.append([
-                        pipeline.name, processor.name, version, processor.columns.map(\.name).joined(separator: ", "),
-                        ReportNumber.count(columns.map(\.derived).max() ?? 0),
+                        pipeline.name, processor.name, version, sources.joined(separator: ", "),
+                        processor.columns.map(\.name).joined(separator: ", "),
+                        ReportNumber.count(columns.map(\.derived).max() ?? 0)
+                            + (cascade.map { " (\(ReportNumber.count($0.records)) as inputs change)" } ?? ""),
                         ReportNumber.count(report.failures.filter { $0.pipeline == pipeline.name && $0.processor == processor.name }.count),
                     ])
                 }
             }
-            return ReportPage.table(["pipeline", "processor", "version (last run → now)", "columns", "derived", "failures"], rows, numeric: [4, 5])
-                + ReportPage.note("The last run's version comes from the database's run history; “derived” counts the records this dry run derived for the processor.")
+            return ReportPage.table(
+                ["pipeline", "processor", "version (last run → now)", "derives from", "columns", "derived", "failures"], rows, numeric: [5, 6]
+            )
+                + ReportPage.note(
+                    "The last run's version comes from the database's run history; “derived” counts the records this dry run derived for the processor, "
+                        + "and of those, the ones a processor derived again only because the values it reads would change."
+                )
         }
 
         private func columnTable() -> String {
