@@ -29,6 +29,8 @@ private struct FloorPipeline {
     var rejectedLabel: String?
     /// `kind` is lowercase at version 1, uppercase at 2.
     var kindVersion = 1
+    /// Where the derived columns go: the companion table `plans_derived` when nil.
+    var layout: Pipeline.Layout?
     let calls = DeriveCalls()
 
     struct Rejected: Error, CustomStringConvertible {
@@ -56,7 +58,9 @@ private struct FloorPipeline {
             let kind = "\(label ?? "?")-\((area ?? 0) >= 20 ? "large" : "small")"
             return kindVersion == 1 ? kind : kind.uppercased()
         }
-        return Pipeline(name: "plans", table: "plans", keyColumn: "key", decoding: FloorPlan.self, processors: [area, label, kind])
+        return Pipeline(
+            name: "plans", table: "plans", keyColumn: "key", layout: layout, decoding: FloorPlan.self, processors: [area, label, kind]
+        )
     }
 }
 
@@ -91,11 +95,11 @@ struct PostgresDependentTests {
         return try await Runner(store: store, pipelines: [pipeline], configuration: configuration).run()
     }
 
-    /// Per key, `area|label|kind` as stored.
-    static func values(_ database: String) throws -> [String: String] {
-        let rows = try PostgresServer.shared().psqlRows(database, """
-            SELECT p.key, d.area, d.label, d.kind FROM plans p JOIN plans_derived d ON d.id = p.id
-            """)
+    /// Per key, `area|label|kind` as stored, in the companion table or, `inline`, in `plans` itself.
+    static func values(_ database: String, inline: Bool = false) throws -> [String: String] {
+        let rows = try PostgresServer.shared().psqlRows(database, inline
+            ? "SELECT key, area, label, kind FROM plans"
+            : "SELECT p.key, d.area, d.label, d.kind FROM plans p JOIN plans_derived d ON d.id = p.id")
         return Dictionary(uniqueKeysWithValues: rows.map { ($0[0], $0.dropFirst().joined(separator: "|")) })
     }
 
@@ -108,29 +112,31 @@ struct PostgresDependentTests {
         return Dictionary(uniqueKeysWithValues: rows.map { ($0[0], $0[1]) })
     }
 
-    @Test func anInputDerivedToOtherValuesCascadesAndToEqualValuesDoesNot() async throws {
-        let first = FloorPipeline()
+    @Test(arguments: [false, true])
+    func anInputDerivedToOtherValuesCascadesAndToEqualValuesDoesNot(inline: Bool) async throws {
+        let layout: Pipeline.Layout? = inline ? .inline : nil
+        let first = FloorPipeline(layout: layout)
         let (url, database) = try await Self.database(first.pipeline)
         let firstRun = try await Self.run(first.pipeline, url)
         #expect(firstRun.counts == RunCounts(derived: 3))
         #expect(first.calls.kind.load(ordering: .relaxed) == 3)
-        #expect(try Self.values(database) == ["hall": "12|hall|hall-small", "den": "6|den|den-small", "barn": "30|barn|barn-large"])
+        #expect(try Self.values(database, inline: inline) == ["hall": "12|hall|hall-small", "den": "6|den|den-small", "barn": "30|barn|barn-large"])
         #expect(try Self.stamps(database, "kind", "input_versions") == ["hall": "area@1,label@1", "den": "area@1,label@1", "barn": "area@1,label@1"])
 
         // Every area doubles: every kind reads other values and derives again, hall's now large.
-        let doubled = FloorPipeline(areaVersion: 2)
+        let doubled = FloorPipeline(areaVersion: 2, layout: layout)
         let secondRun = try await Self.run(doubled.pipeline, url)
         #expect(secondRun.counts == RunCounts(derived: 3))
         #expect(doubled.calls.area.load(ordering: .relaxed) == 3)
         #expect(doubled.calls.label.load(ordering: .relaxed) == 0)
         #expect(doubled.calls.kind.load(ordering: .relaxed) == 3)
-        #expect(try Self.values(database) == ["hall": "24|hall|hall-large", "den": "12|den|den-small", "barn": "60|barn|barn-large"])
+        #expect(try Self.values(database, inline: inline) == ["hall": "24|hall|hall-large", "den": "12|den|den-small", "barn": "60|barn|barn-large"])
         let run2 = String(secondRun.runID)
         #expect(try Self.stamps(database, "kind", "run") == ["hall": run2, "den": run2, "barn": run2])
         #expect(try Self.stamps(database, "kind", "input_versions") == ["hall": "area@2,label@1", "den": "area@2,label@1", "barn": "area@2,label@1"])
 
         // Area computed otherwise, to the same values: kind is not derived, its stamps stay as they were.
-        let same = FloorPipeline(areaVersion: 3)
+        let same = FloorPipeline(areaVersion: 3, layout: layout)
         let thirdRun = try await Self.run(same.pipeline, url)
         #expect(thirdRun.counts == RunCounts(unchanged: 3))
         #expect(same.calls.area.load(ordering: .relaxed) == 3)
@@ -138,7 +144,7 @@ struct PostgresDependentTests {
         let run3 = String(thirdRun.runID)
         #expect(try Self.stamps(database, "area", "run") == ["hall": run3, "den": run3, "barn": run3])
         #expect(try Self.stamps(database, "kind", "run") == ["hall": run2, "den": run2, "barn": run2])
-        #expect(try Self.values(database) == ["hall": "24|hall|hall-large", "den": "12|den|den-small", "barn": "60|barn|barn-large"])
+        #expect(try Self.values(database, inline: inline) == ["hall": "24|hall|hall-large", "den": "12|den|den-small", "barn": "60|barn|barn-large"])
 
         let store = try await PostgresStore(url: url)
         defer { store.close() }
