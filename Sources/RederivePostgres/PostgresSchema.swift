@@ -9,8 +9,10 @@ import Rederive
 ///   `claimed_by`, the lease token of the worker deriving it now (NULL when unclaimed).
 /// - `rederive_stamps`: **one row per record and pipeline**; `processors` is a JSON object holding,
 ///   per processor, the version, generation, payload digest and run that produced the stored values,
-///   and `current` (cleared by the trigger and by invalidation). Counting up-to-date records is a GIN
-///   containment query (`processors @> '{"name": {"version": 2, "current": true}}'`).
+///   and `current` (cleared by the trigger, by invalidation and by a failure of the processor). A
+///   dependent processor's entry also keeps what it derived from: `inputs_digest`, the ``InputDigest``
+///   of its inputs' values, and `input_versions`, as in `"floor_area@2,section_labels@1"`. Counting
+///   up-to-date records is a GIN containment query (`processors @> '{"name": {"version": 2, "current": true}}'`).
 /// - `rederive_failures`: per record, pipeline and processor that failed, as on SQLite; rows exist only
 ///   for failures.
 /// - `rederive_runs`: every run, whose counts each commit adds to, so a run killed mid-way still says
@@ -20,7 +22,8 @@ import Rederive
 ///
 /// A record's first derivation writes three rows: the companion row, the stamp row, and the
 /// `rederive_records` row twice (claimed, then released by the commit), plus, per commit of a batch,
-/// the run's and the lease's counts. Failures add one row per failing processor.
+/// the run's and the lease's counts. Failures add one row per failing processor, and rewrite the
+/// stamp row when a failing processor held a current entry there.
 enum PostgresSchema {
     /// Bumped when the tables below change; stored in `rederive_bookkeeping`.
     static let version = 1

@@ -47,12 +47,13 @@ extension PostgresStore {
     }
 
     /// One claiming transaction: renews the lease, reaps expired ones, marks up to `limit` records,
-    /// reads their payloads, and gives back those beyond `byteLimit`.
+    /// reads what deriving them needs (their payloads only when a processor that reads one may run),
+    /// and gives back those beyond `byteLimit`.
     private func claimOnce(
         _ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int, lease: WorkerLease
     ) async throws -> ClaimOutcome {
         let tables = PostgresPipelineTables(plan.pipeline)
-        let reader = try await payloadReader(tables)
+        let reader = PostgresPendingReader(plan: plan, tables: tables, payloadReader: try await payloadReader(tables))
         let logger = self.logger
         var pick = SQLStatement()
         let condition = Self.staleCondition(plan, &pick)
@@ -86,56 +87,28 @@ extension PostgresStore {
             // waited for a record's lock is visible only now (PostgreSQL rechecks a locked row, not
             // the stamps joined to it). Records that are no longer stale are given back below.
             var recheck = SQLStatement()
-            let fresh = Self.staleCondition(plan, &recheck)
+            let fresh = PendingColumns(plan, &recheck)
             recheck.sql = """
-                SELECT r.record_id, r.generation, \(fresh.flags.joined(separator: ", "))
+                SELECT r.record_id, r.generation, \(fresh.expressions.joined(separator: ", "))
                 FROM rederive_records r
                 LEFT JOIN rederive_stamps s ON s.pipeline = \(fresh.pipeline) AND s.record_id = r.record_id
                 WHERE r.source = \(recheck.bind(plan.pipeline.table)) AND r.record_id = ANY(\(recheck.bind(locked)))
                 """
-            let checked = try await connection.run(recheck, logger: logger).collect { row in
-                let cells = row.makeRandomAccess()
-                let staleProcessors = try plan.selection.indices.compactMap { position -> Int? in
-                    try cells[2 + position].decode(Bool.self) ? plan.selection[position] : nil
-                }
-                return (id: try cells[0].decode(Int64.self), generation: try cells[1].decode(Int64.self), stale: staleProcessors)
-            }.sorted { $0.id < $1.id }
-            let picked = checked.filter { !$0.stale.isEmpty }
-            if picked.count < checked.count {
-                var giveBack = SQLStatement()
-                giveBack.sql = """
-                    UPDATE rederive_records SET claimed_by = NULL WHERE source = \(giveBack.bind(plan.pipeline.table))
-                    AND record_id = ANY(\(giveBack.bind(checked.filter { $0.stale.isEmpty }.map(\.id))))
-                    """
-                try await connection.run(giveBack, logger: logger)
-            }
-            guard !picked.isEmpty else { return ClaimOutcome(retry: true) }
+            let checked = try await connection.run(recheck, logger: logger).collect(fresh.pick).sorted { $0.recordID < $1.recordID }
+            let picked = checked.filter { !$0.staleProcessors.isEmpty }
             // The records stay locked until this transaction ends, so a payload written meanwhile
             // waits for it: each payload read here belongs to the generation just returned.
-            var read = SQLStatement()
-            read.sql = """
-                SELECT t.\(tables.id), \(reader) FROM \(tables.table) t WHERE t.\(tables.id) = ANY(\(read.bind(picked.map(\.id))))
-                """
-            var payloads: [Int64: ByteBuffer?] = [:]
-            for try await row in try await connection.run(read, logger: logger) {
-                let (id, payload) = try row.decode((Int64, ByteBuffer?).self)
-                payloads[id] = payload
-            }
-            let records = picked.map { pick in
-                PendingRecord(
-                    recordID: pick.id, payload: payloads[pick.id].flatMap { $0.map { Array($0.readableBytesView) } },
-                    generation: pick.generation, staleProcessors: pick.stale
-                )
-            }
-            let kept = Self.cut(records, byteLimit: byteLimit)
-            if kept.count < records.count {
+            let kept = try await reader.read(picked, byteLimit: byteLimit, connection, logger)
+            let unclaimed = checked.filter { $0.staleProcessors.isEmpty }.map(\.recordID) + picked[kept.count...].map(\.recordID)
+            if !unclaimed.isEmpty {
                 var giveBack = SQLStatement()
                 giveBack.sql = """
                     UPDATE rederive_records SET claimed_by = NULL WHERE source = \(giveBack.bind(plan.pipeline.table))
-                    AND record_id = ANY(\(giveBack.bind(records[kept.count...].map(\.recordID))))
+                    AND record_id = ANY(\(giveBack.bind(unclaimed)))
                     """
                 try await connection.run(giveBack, logger: logger)
             }
+            guard !kept.isEmpty else { return ClaimOutcome(retry: true) }
             return ClaimOutcome(records: kept)
         }
         return outcome

@@ -97,7 +97,7 @@ struct PostgresBatchWriter {
                 if changed {
                     writes[derivedIndices, default: []].append((result.recordID, values))
                 }
-                stamps.append((result.recordID, stamp(derivedIndices.map { processors[$0] }, result)))
+                stamps.append((result.recordID, stamp(derivedIndices, result)))
                 cleared += derivedIndices.map { (result.recordID, processors[$0].name) }
             }
             counts.count(failed: !failed.isEmpty, changed: changed)
@@ -110,11 +110,21 @@ struct PostgresBatchWriter {
         try await writeFailures(failures, connection, logger)
     }
 
-    /// `{"name": {"version": …, "generation": …, "digest": …, "run": …, "current": true}, …}`
-    private func stamp(_ processors: [ProcessorDescriptor], _ result: RecordResult) -> String {
-        let entries = processors.map { processor in
-            "\(PostgresStore.jsonString(processor.name)): {\"current\": true, \"version\": \(processor.version), "
-                + "\"generation\": \(result.generation), \"digest\": \(result.payloadDigest), \"run\": \(runID)}"
+    /// `{"name": {"current": true, "version": …, "generation": …, "digest": …, "run": …}, …}`; a
+    /// dependent's entry also keeps what it derived from: `"inputs_digest"` (the ``InputDigest`` of
+    /// its inputs' values) and `"input_versions"` (as in `"floor_area@2,section_labels@1"`).
+    private func stamp(_ indices: [Int], _ result: RecordResult) -> String {
+        let entries = indices.map { index in
+            let processor = tables.pipeline.processors[index]
+            var entry = "\(PostgresStore.jsonString(processor.name)): {\"current\": true, \"version\": \(processor.version), "
+                + "\"generation\": \(result.generation), \"digest\": \(result.payloadDigest), \"run\": \(runID)"
+            if let digest = result.inputDigests[index] {
+                entry += ", \"inputs_digest\": \(digest)"
+            }
+            if let versions = tables.pipeline.inputVersions(of: index) {
+                entry += ", \"input_versions\": \(PostgresStore.jsonString(versions))"
+            }
+            return entry + "}"
         }
         return "{" + entries.joined(separator: ", ") + "}"
     }
@@ -228,6 +238,26 @@ struct PostgresBatchWriter {
             ON CONFLICT (pipeline, processor, record_id) DO UPDATE SET
                 version = excluded.version, generation = excluded.generation, current = true,
                 kind = excluded.kind, message = excluded.message, run_id = excluded.run_id, failed_at = excluded.failed_at
+            """
+        try await connection.run(statement, logger: logger)
+        try await unstamp(failures.map { ($0.0.recordID, $0.1.name) }, connection, logger)
+    }
+
+    /// Marks the stamp entries of processors that failed not current: a processor that failed no
+    /// longer vouches for the values it holds, so a dependent whose inputs changed, or failed, must not
+    /// count as up to date. Only rows holding such a current entry are written, so a first derivation
+    /// that fails writes no stamp row twice.
+    private func unstamp(_ failed: [(Int64, String)], _ connection: PostgresConnection, _ logger: Logger) async throws {
+        var statement = SQLStatement()
+        statement.sql = """
+            UPDATE rederive_stamps s SET processors = s.processors || (
+                SELECT jsonb_object_agg(key, value || '{"current": false}') FROM jsonb_each(s.processors) WHERE key = ANY(u.names))
+            FROM (
+                SELECT f.id, array_agg(f.processor) AS names
+                FROM unnest(\(statement.bind(failed.map(\.0))), \(statement.bind(failed.map(\.1)))) AS f(id, processor) GROUP BY f.id
+            ) u
+            WHERE s.pipeline = \(statement.bind(tables.pipeline.name)) AND s.record_id = u.id
+            AND EXISTS (SELECT 1 FROM jsonb_each(s.processors) e WHERE e.key = ANY(u.names) AND e.value @> '{"current": true}')
             """
         try await connection.run(statement, logger: logger)
     }

@@ -4,7 +4,7 @@ import PostgresNIO
 import Synchronization
 import Rederive
 
-/// Finding and counting stale records: indexes only, payloads are never read.
+/// Finding and counting stale records, and reading them for a preview without claiming them.
 extension PostgresStore {
     public func prepare(_ pipeline: Pipeline) async throws {
         let schema = PostgresPipelineSchema(tables: PostgresPipelineTables(pipeline))
@@ -63,51 +63,24 @@ extension PostgresStore {
 
     public func pendingRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {
         let tables = PostgresPipelineTables(plan.pipeline)
-        let reader = try await payloadReader(tables)
+        let reader = PostgresPendingReader(plan: plan, tables: tables, payloadReader: try await payloadReader(tables))
         var statement = SQLStatement()
-        let condition = Self.staleCondition(plan, &statement)
+        let columns = PendingColumns(plan, &statement)
         statement.sql = """
-            SELECT r.record_id, r.generation, \(reader), \(condition.flags.joined(separator: ", "))
+            SELECT r.record_id, r.generation, \(columns.expressions.joined(separator: ", "))
             FROM rederive_records r
             JOIN \(tables.table) t ON t.\(tables.id) = r.record_id
-            LEFT JOIN rederive_stamps s ON s.pipeline = \(condition.pipeline) AND s.record_id = r.record_id
+            LEFT JOIN rederive_stamps s ON s.pipeline = \(columns.pipeline) AND s.record_id = r.record_id
             WHERE r.source = \(statement.bind(plan.pipeline.table)) AND r.record_id > \(statement.bind(cursor ?? Int64.min))
-            AND (\(condition.any))
+            AND (\(columns.anyStale))
             ORDER BY r.record_id LIMIT \(statement.bind(Int64(limit)))
             """
         let logger = self.logger
-        let rows = try await withConnection("read") { connection in
-            try await connection.run(statement, logger: logger).collect { row in
-                try Self.pendingRecord(row, plan)
-            }
+        // One snapshot: each payload and stored value is read together with the generation it belongs to.
+        return try await transaction("read", snapshot: true) { connection in
+            let picks = try await connection.run(statement, logger: logger).collect(columns.pick)
+            return try await reader.read(picks, byteLimit: byteLimit, connection, logger)
         }
-        return Self.cut(rows, byteLimit: byteLimit)
-    }
-
-    /// The first records whose payloads hold `byteLimit` bytes, at least one.
-    static func cut(_ records: [PendingRecord], byteLimit: Int) -> [PendingRecord] {
-        var bytes = 0
-        var kept: [PendingRecord] = []
-        for record in records where kept.isEmpty || bytes < byteLimit {
-            bytes += record.payload?.count ?? 0
-            kept.append(record)
-        }
-        return kept
-    }
-
-    /// A row of record id, generation, payload, then one stale flag per processor of the plan.
-    static func pendingRecord(_ row: PostgresRow, _ plan: RunPlan) throws -> PendingRecord {
-        let cells = row.makeRandomAccess()
-        let payload = try cells[2].decode(ByteBuffer?.self)
-        let staleProcessors = try plan.selection.indices.compactMap { position -> Int? in
-            try cells[3 + position].decode(Bool.self) ? plan.selection[position] : nil
-        }
-        return PendingRecord(
-            recordID: try cells[0].decode(Int64.self),
-            payload: payload.map { Array($0.readableBytesView) },
-            generation: try cells[1].decode(Int64.self),
-            staleProcessors: staleProcessors
-        )
     }
 
     /// Per processor of the plan, a condition on `r` (rederive_records) and `s` (the record's stamp

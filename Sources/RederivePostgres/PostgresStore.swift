@@ -95,9 +95,12 @@ public final class PostgresStore: Sendable {
     }
 
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
-    func transaction<T: Sendable>(_ verb: String, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+    /// `snapshot` makes it a read-only transaction whose statements all see one snapshot.
+    func transaction<T: Sendable>(
+        _ verb: String, snapshot: Bool = false, _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
         try await withConnection(verb) { connection in
-            try await connection.query("BEGIN", logger: logger)
+            try await connection.query(snapshot ? "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY" : "BEGIN", logger: logger)
             do {
                 let value = try await body(connection)
                 try await connection.query("COMMIT", logger: logger)

@@ -1,0 +1,181 @@
+#if PostgreSQL
+import PostgresNIO
+import Rederive
+
+/// A record the pending query found: the generation of its payload, the plan's processors stale for
+/// it, and what its dependents need to know of its failures and stamps.
+struct PostgresPendingPick: Sendable {
+    let recordID: Int64
+    let generation: Int64
+    let staleProcessors: [Int]
+    let failures: [Int: FailureKind]
+    let consumedDigests: [Int: Int64]
+}
+
+/// The columns of a pending query that say what state a record is in, on `r` (rederive_records) and
+/// `s` (its stamp row, LEFT JOINed on ``pipeline``): one stale flag per processor of the plan, then,
+/// for a plan with dependent processors, the kind of each current failure they must know of and the
+/// inputs digest of each dependent's current stamp.
+struct PendingColumns {
+    let plan: RunPlan
+    /// The pipeline's placeholder, to join `s` on.
+    let pipeline: String
+    /// Every column, in order, after the record's id and generation.
+    let expressions: [String]
+    /// Whether any processor of the plan is stale for the record.
+    let anyStale: String
+    /// Processors whose current failure's kind follows the stale flags, one column each.
+    private let failureColumns: [Int]
+    /// Dependents whose current stamp's inputs digest follows the failures, one column each.
+    private let digestColumns: [Int]
+
+    init(_ plan: RunPlan, _ statement: inout SQLStatement) {
+        self.plan = plan
+        let condition = PostgresStore.staleCondition(plan, &statement)
+        pipeline = condition.pipeline
+        anyStale = condition.any
+        var expressions = condition.flags
+        // Dependents decide per record whether to run: they need the failures of what they read and
+        // their own, and the input digest their current stamps keep.
+        let dependents = plan.dependents
+        let processors = plan.pipeline.processors
+        failureColumns = plan.retryFailed || dependents.isEmpty ? [] : Set(plan.dependencyColumns + dependents).sorted()
+        for index in failureColumns {
+            expressions.append("""
+                (SELECT f.kind FROM rederive_failures f WHERE f.pipeline = \(condition.pipeline) \
+                AND f.processor = \(statement.bind(processors[index].name)) AND f.record_id = r.record_id \
+                AND f.version = \(statement.bind(Int32(processors[index].version))) AND f.current)
+                """)
+        }
+        digestColumns = dependents
+        for index in dependents {
+            let upToDate = statement.bind(PostgresStore.upToDateStamp(processors[index]), as: "jsonb")
+            expressions.append("""
+                CASE WHEN s.processors @> \(upToDate) \
+                THEN ((s.processors -> \(statement.bind(processors[index].name, as: "text"))) ->> 'inputs_digest')::bigint END
+                """)
+        }
+        self.expressions = expressions
+    }
+
+    /// What a row of record id, generation and ``expressions`` says of its record.
+    func pick(_ row: PostgresRow) throws -> PostgresPendingPick {
+        let cells = row.makeRandomAccess()
+        var column = 2
+        var stale: [Int] = []
+        for processor in plan.selection {
+            if try cells[column].decode(Bool.self) { stale.append(processor) }
+            column += 1
+        }
+        var failures: [Int: FailureKind] = [:]
+        for processor in failureColumns {
+            if let kind = try cells[column].decode(String?.self).flatMap(FailureKind.init(rawValue:)) { failures[processor] = kind }
+            column += 1
+        }
+        var digests: [Int: Int64] = [:]
+        for processor in digestColumns {
+            if let digest = try cells[column].decode(Int64?.self) { digests[processor] = digest }
+            column += 1
+        }
+        return PostgresPendingPick(
+            recordID: try cells[0].decode(Int64.self), generation: try cells[1].decode(Int64.self),
+            staleProcessors: stale, failures: failures, consumedDigests: digests
+        )
+    }
+}
+
+/// Reads picked records for derivation on one connection: the payload only of records for which a
+/// processor that reads it may run, and the stored values the plan's dependents read.
+///
+/// The caller keeps what is read consistent with the generations picked: one snapshot for a preview,
+/// the records' row locks for a claim.
+struct PostgresPendingReader {
+    let plan: RunPlan
+    let tables: PostgresPipelineTables
+    /// How the payload is read as bytes, on alias `t`.
+    let payloadReader: String
+
+    /// The picked records, in order; the batch ends once the payloads read hold `byteLimit` bytes, and
+    /// always holds a record when one is picked.
+    func read(
+        _ picks: [PostgresPendingPick], byteLimit: Int, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> [PendingRecord] {
+        let reads = picks.map { plan.readsPayload(stale: $0.staleProcessors) }
+        let payloads = try await payloads(of: zip(picks, reads).filter(\.1).map(\.0.recordID), connection, logger)
+        var kept: [(pick: PostgresPendingPick, readsPayload: Bool)] = []
+        var bytes = 0
+        for (pick, readsPayload) in zip(picks, reads) where kept.isEmpty || bytes < byteLimit {
+            if readsPayload { bytes += payloads[pick.recordID]??.count ?? 0 }
+            kept.append((pick, readsPayload))
+        }
+        let inputs = plan.dependencyColumns
+        var stored: [Int64: [Int: [DerivedValue]]] = [:]
+        if !inputs.isEmpty {
+            // Inputs all stale are derived anew: their stored values would not be read.
+            let wanted = kept.map(\.pick).filter { pick in !inputs.allSatisfy(pick.staleProcessors.contains) }
+            stored = try await storedValues(of: inputs, wanted.map(\.recordID), connection, logger)
+        }
+        return kept.map { pick, readsPayload in
+            var dependencies = DependencyState()
+            if !inputs.isEmpty {
+                let stale = Set(pick.staleProcessors)
+                dependencies = DependencyState(
+                    watching: plan.dependents.filter { !stale.contains($0) },
+                    storedValues: stored[pick.recordID] ?? [:],
+                    consumedDigests: pick.consumedDigests,
+                    failures: pick.failures
+                )
+            }
+            return PendingRecord(
+                recordID: pick.recordID, payload: readsPayload ? payloads[pick.recordID] ?? nil : nil,
+                generation: pick.generation, staleProcessors: pick.staleProcessors,
+                payloadRead: readsPayload, dependencies: dependencies
+            )
+        }
+    }
+
+    /// The payloads of `ids` as bytes, by id; nil for a `NULL` payload.
+    private func payloads(of ids: [Int64], _ connection: PostgresConnection, _ logger: Logger) async throws -> [Int64: [UInt8]?] {
+        guard !ids.isEmpty else { return [:] }
+        var statement = SQLStatement()
+        statement.sql = """
+            SELECT t.\(tables.id), \(payloadReader) FROM \(tables.table) t WHERE t.\(tables.id) = ANY(\(statement.bind(ids)))
+            """
+        var payloads: [Int64: [UInt8]?] = [:]
+        for try await row in try await connection.run(statement, logger: logger) {
+            let (id, payload) = try row.decode((Int64, ByteBuffer?).self)
+            payloads[id] = payload.map { Array($0.readableBytesView) }
+        }
+        return payloads
+    }
+
+    /// Per record, the stored values of `processors`, each in its columns' order; none for a record
+    /// without a row of derived values.
+    private func storedValues(
+        of processors: [Int], _ ids: [Int64], _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> [Int64: [Int: [DerivedValue]]] {
+        guard !ids.isEmpty else { return [:] }
+        let descriptors = processors.map { plan.pipeline.processors[$0] }
+        let columns = descriptors.flatMap(\.columns).map { PostgresSQL.identifier($0.name) }
+        var statement = SQLStatement()
+        statement.sql = """
+            SELECT \(tables.destinationID), \(columns.joined(separator: ", ")) FROM \(tables.destination)
+            WHERE \(tables.destinationID) = ANY(\(statement.bind(ids)))
+            """
+        var stored: [Int64: [Int: [DerivedValue]]] = [:]
+        for try await row in try await connection.run(statement, logger: logger) {
+            let cells = row.makeRandomAccess()
+            var values: [Int: [DerivedValue]] = [:]
+            var offset = 1
+            for (index, descriptor) in zip(processors, descriptors) {
+                values[index] = try descriptor.columns.enumerated().map { position, column in
+                    try PostgresBatchWriter.value(cells[offset + position], column.type)
+                }
+                offset += descriptor.columns.count
+            }
+            stored[try cells[0].decode(Int64.self)] = values
+        }
+        return stored
+    }
+}
+#endif
