@@ -46,6 +46,15 @@ public struct RunPlan: Sendable {
         Set(dependents.flatMap { pipeline.graph.inputs[$0] }).sorted()
     }
 
+    /// The processors whose current failures a store hands out in ``DependencyState/failures``: the
+    /// dependents and what they read, unless the run retries failures (they are then stale). Empty for
+    /// a plan without dependents.
+    public var failuresDependentsNeed: [Int] {
+        let dependents = self.dependents
+        guard !retryFailed, !dependents.isEmpty else { return [] }
+        return Set(dependencyColumns + dependents).sorted()
+    }
+
     /// Whether deriving a record stale for `stale` may read its payload: whether a processor that
     /// reads it is stale, or reads a stale processor's values directly or not. When not, a store hands
     /// the record out without reading its payload.

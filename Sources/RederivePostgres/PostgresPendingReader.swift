@@ -39,7 +39,7 @@ struct PendingColumns {
         // their own, and the input digest their current stamps keep.
         let dependents = plan.dependents
         let processors = plan.pipeline.processors
-        failureColumns = plan.retryFailed || dependents.isEmpty ? [] : Set(plan.dependencyColumns + dependents).sorted()
+        failureColumns = plan.failuresDependentsNeed
         for index in failureColumns {
             expressions.append("""
                 (SELECT f.kind FROM rederive_failures f WHERE f.pipeline = \(condition.pipeline) \

@@ -164,7 +164,7 @@ extension SQLiteStore {
         // Dependents decide per record whether to run: they need the failures of what they read and
         // their own, and the input digest their current stamps keep.
         let dependents = plan.dependents
-        let failureColumns = plan.retryFailed || dependents.isEmpty ? [] : Set(plan.dependencyColumns + dependents).sorted()
+        let failureColumns = plan.failuresDependentsNeed
         for index in failureColumns {
             let processor = plan.pipeline.processors[index]
             flags.append("""
