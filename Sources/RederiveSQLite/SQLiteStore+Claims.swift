@@ -30,19 +30,29 @@ extension SQLiteStore {
         claimCursors.withLock { cursors in
             cursors = cursors.filter { $0.key.token != lease.token }
         }
+        claimShapes.withLock { shapes in
+            shapes = shapes.filter { $0.key.token != lease.token }
+        }
     }
 
     /// Picks the next pending records after the lease's cursor and moves the cursor past them. The
     /// cursor's lock is held during the index query, so two workers never pick the same record.
     private func pick(_ plan: RunPlan, key: ClaimCursorKey, limit: Int, byteLimit: Int) async throws -> [PendingPick] {
         let tables = PipelineTables(plan.pipeline)
-        let query = Self.pendingQuery(plan, tables, limit: true)
-        let sizedSQL = """
-            SELECT q.*, (SELECT length(t.\(tables.payload)) FROM \(tables.table) t WHERE t.\(tables.id) = q.record_id)
-            FROM (\(query.sql)) q
-            """
         return try await read { db in
-            try self.claimCursors.withLock { cursors in
+            // The counts at the first claim say which processors each record must be asked about.
+            let shape = try self.claimShapes.withLock { shapes in
+                if let shape = shapes[key] { return shape }
+                let shape = try Self.pendingShape(plan, db)
+                shapes[key] = shape
+                return shape
+            }
+            let query = Self.pendingQuery(plan, tables, limit: true, shape: shape)
+            let size = plan.readsPayload(stale: shape.staleCandidates)
+                ? "(SELECT length(t.\(tables.payload)) FROM \(tables.table) t WHERE t.\(tables.id) = q.record_id)"
+                : "0"
+            let sizedSQL = "SELECT q.*, \(size) FROM (\(query.sql)) q"
+            return try self.claimCursors.withLock { cursors in
                 let rows = try Row.fetchAll(
                     db.cachedStatement(sql: sizedSQL),
                     arguments: query.arguments(cursor: cursors[key], limit: limit)

@@ -105,6 +105,7 @@ extension SQLiteStore {
         let sql: String
         let processorArguments: [any DatabaseValueConvertible & Sendable]
         let source: String
+        /// Processors whose stale flags follow the record's id and generation, one column each.
         let selection: [Int]
         /// Processors whose current failure's kind follows the stale flags, one column each.
         let failureColumns: [Int]
@@ -141,11 +142,62 @@ extension SQLiteStore {
         }
     }
 
-    static func pendingQuery(_ plan: RunPlan, _ tables: PipelineTables, limit: Bool) -> PendingQuery {
+    /// Which of a plan's processors a pending query asks about for each record: all of them, or only
+    /// those that the counts say can matter (``pendingShape(_:_:)``).
+    struct PendingShape: Sendable {
+        /// Processors that may be stale for some record.
+        let staleCandidates: [Int]
+        /// Processors whose current failures dependents need.
+        let failureColumns: [Int]
+        /// Dependents whose current stamps' input digests are needed.
+        let digestColumns: [Int]
+
+        /// Every processor of the plan.
+        init(_ plan: RunPlan) {
+            staleCandidates = plan.selection
+            failureColumns = plan.failuresDependentsNeed
+            digestColumns = plan.dependents
+        }
+
+        init(staleCandidates: [Int], failureColumns: [Int], digestColumns: [Int]) {
+            self.staleCandidates = staleCandidates
+            self.failureColumns = failureColumns
+            self.digestColumns = digestColumns
+        }
+    }
+
+    /// The shape of a plan's pending query pruned by index counts: a processor that no record is
+    /// pending for needs no stale flag, one without a current failure no failure column, a dependent
+    /// without a current stamp no digest column. A run claims with the shape of its start: a record
+    /// that becomes stale for another processor meanwhile is left to the next run, as one whose
+    /// payload is replaced after it was claimed.
+    static func pendingShape(_ plan: RunPlan, _ db: Database) throws -> PendingShape {
+        let records = try recordCount(db, PipelineTables(plan.pipeline))
+        var stale: [Int] = []
+        var failed: Set<Int> = []
+        var stamped: Set<Int> = []
+        for index in plan.selection {
+            let processor = plan.pipeline.processors[index]
+            let upToDate = try upToDateCount(db, plan.pipeline, processor)
+            let failures = try failedCount(db, plan.pipeline, processor)
+            if records - upToDate - (plan.retryFailed ? 0 : failures) > 0 { stale.append(index) }
+            if failures > 0 { failed.insert(index) }
+            if upToDate > 0 { stamped.insert(index) }
+        }
+        return PendingShape(
+            staleCandidates: stale,
+            failureColumns: plan.failuresDependentsNeed.filter(failed.contains),
+            digestColumns: plan.dependents.filter(stamped.contains)
+        )
+    }
+
+    static func pendingQuery(_ plan: RunPlan, _ tables: PipelineTables, limit: Bool, shape: PendingShape? = nil) -> PendingQuery {
+        let shape = shape ?? PendingShape(plan)
         let pipeline = plan.pipeline.name
         var flags: [String] = []
         var arguments: [any DatabaseValueConvertible & Sendable] = []
-        for processor in plan.processors {
+        for index in shape.staleCandidates {
+            let processor = plan.pipeline.processors[index]
             var flag = """
                 NOT EXISTS (SELECT 1 FROM rederive_stamps s WHERE s.pipeline = ? AND s.processor = ? \
                 AND s.record_id = r.record_id AND s.version = ? AND s.current = 1)
@@ -160,12 +212,10 @@ extension SQLiteStore {
             }
             flags.append("(\(flag)) AS stale\(flags.count)")
         }
-        let anyStale = plan.processors.indices.map { "stale\($0)" }.joined(separator: " OR ")
+        let anyStale = shape.staleCandidates.isEmpty ? "0" : shape.staleCandidates.indices.map { "stale\($0)" }.joined(separator: " OR ")
         // Dependents decide per record whether to run: they need the failures of what they read and
         // their own, and the input digest their current stamps keep.
-        let dependents = plan.dependents
-        let failureColumns = plan.failuresDependentsNeed
-        for index in failureColumns {
+        for index in shape.failureColumns {
             let processor = plan.pipeline.processors[index]
             flags.append("""
                 (SELECT f.kind FROM rederive_failures f WHERE f.pipeline = ? AND f.processor = ? \
@@ -173,7 +223,7 @@ extension SQLiteStore {
                 """)
             arguments += [pipeline, processor.name, processor.version]
         }
-        for index in dependents {
+        for index in shape.digestColumns {
             let processor = plan.pipeline.processors[index]
             flags.append("""
                 (SELECT s.inputs_digest FROM rederive_stamps s WHERE s.pipeline = ? AND s.processor = ? \
@@ -183,7 +233,7 @@ extension SQLiteStore {
         }
         let sql = """
             SELECT * FROM (
-                SELECT r.record_id, r.generation, \(flags.joined(separator: ", "))
+                SELECT r.record_id, r.generation\(flags.map { ", " + $0 }.joined())
                 FROM rederive_records r
                 WHERE r.source = ? AND r.record_id > ?
             )
@@ -191,8 +241,8 @@ extension SQLiteStore {
             ORDER BY record_id\(limit ? " LIMIT ?" : "")
             """
         return PendingQuery(
-            sql: sql, processorArguments: arguments, source: plan.pipeline.table, selection: plan.selection,
-            failureColumns: failureColumns, digestColumns: dependents
+            sql: sql, processorArguments: arguments, source: plan.pipeline.table, selection: shape.staleCandidates,
+            failureColumns: shape.failureColumns, digestColumns: shape.digestColumns
         )
     }
 }

@@ -29,6 +29,8 @@ public final class SQLiteStore: RecordStore {
     /// Where each lease's claims of each pipeline have reached, by lease token and pipeline name:
     /// claims are handed out in id order, in-process.
     let claimCursors = Mutex<[ClaimCursorKey: Int64]>([:])
+    /// Per lease and pipeline, the shape of the pending query its claims use, fixed at the first claim.
+    let claimShapes = Mutex<[ClaimCursorKey: PendingShape]>([:])
 
     /// Opens (or creates) the database at `path`.
     public convenience init(
