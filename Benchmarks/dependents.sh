@@ -10,8 +10,10 @@
 #   inflating   element_counts: reads its payload, no dependents: every payload is read and inflated;
 #   input       floor_area: inflates, and room_type follows as a cascade candidate (values equal, so
 #               room_type does not derive again).
+#   none        nothing invalidated: a run with nothing stale, the fixed cost of starting a run.
 # The variants run interleaved, round by round, so that the machine's load hits them alike. Each run
-# must have handled every record, none failed. With strace installed, one more run of each variant
+# must have handled every record (none: no record), none failed. Wall and CPU seconds (user + sys of
+# the process) come from bash's `time`, to the millisecond. With strace installed, one more run of each variant
 # counts the bytes SQLite read (pread64) to show the dependent run reads no payload pages.
 #
 # Environment: DEPENDENTS_COPIES (270 copies of the 13 exports: 3,510 records; the generated corpus
@@ -26,19 +28,17 @@ corpora="${DEPENDENTS_CORPORA:-exports,generate}"
 parallel="${DEPENDENTS_PARALLEL:-2}"
 mkdir -p "$BENCH_DIR"
 
-if [ ! -x /usr/bin/time ]; then
-    if [ "$(id -u)" = 0 ]; then apt-get install -y -qq time >/dev/null; else echo "install GNU time (apt install time)" >&2; exit 1; fi
-fi
-
 swift build -c release --product rederive
 rederive="$(swift build -c release --show-bin-path)/rederive"
 "$rederive" --version
 records=$((copies * 13))
 
-# Copies a checkpointed database to $2 without stale WAL files.
+# Copies a checkpointed database to $2 without stale WAL files, and flushes the copy to disk: otherwise
+# the first fsync of the database (a checkpoint) would write back the whole copy within the timed run.
 fresh() {
     rm -f "$2" "$2-wal" "$2-shm"
     cp "$1" "$2"
+    sync "$2"
 }
 
 # Folds the WAL into the database file, so that a byte copy of the file is the whole database.
@@ -76,7 +76,14 @@ derived_database() {
 }
 
 processor_of() {
-    case $1 in dependent) echo room_type ;; inflating) echo element_counts ;; input) echo floor_area ;; esac
+    case $1 in dependent) echo room_type ;; inflating) echo element_counts ;; input) echo floor_area ;; none) ;; esac
+}
+
+# Marks every record of the fresh copy stale for the variant's processor, as a version bump would.
+bump() {
+    local processor
+    processor=$(processor_of "$1")
+    if [ -n "$processor" ]; then "$rederive" invalidate --db "$work" --processor "$processor" >/dev/null; fi
 }
 
 results="$BENCH_DIR/dependents-results.txt"
@@ -87,19 +94,22 @@ for corpus in "${corpus_list[@]}"; do
     base=$(derived_database "$corpus")
     echo "$corpus: $base, $(du -m "$base" | cut -f1) MB" >&2
     for round in $(seq 1 "$rounds"); do
-        for variant in dependent inflating input; do
+        for variant in dependent inflating input none; do
             fresh "$base" "$work"
-            "$rederive" invalidate --db "$work" --processor "$(processor_of "$variant")" >/dev/null
+            bump "$variant"
             # Elapsed, user and system seconds of the run alone, and what it says it handled.
-            /usr/bin/time -f "%e %U %S" -o "$BENCH_DIR/dependents-time.txt" \
-                "$rederive" run --db "$work" --parallel "$parallel" --progress none >"$BENCH_DIR/dependents-run.txt"
+            TIMEFORMAT='%3R %3U %3S'
+            { time "$rederive" run --db "$work" --parallel "$parallel" --progress none \
+                >"$BENCH_DIR/dependents-run.txt" 2>&1; } 2>"$BENCH_DIR/dependents-time.txt"
             read -r wall user system <"$BENCH_DIR/dependents-time.txt"
-            summary=$(cat "$BENCH_DIR/dependents-run.txt")
+            summary=$(grep -E "^run [0-9]+ " "$BENCH_DIR/dependents-run.txt" || cat "$BENCH_DIR/dependents-run.txt")
             # "run N completed: D derived, U unchanged, F failed in ..."
             handled=$(sed -E 's/.*: ([0-9,]+) derived, ([0-9,]+) unchanged, ([0-9,]+) failed.*/\1 \2 \3/; s/,//g' <<<"$summary")
             read -r derived unchanged failed <<<"$handled"
-            if [ $((derived + unchanged)) -ne "$records" ] || [ "$failed" -ne 0 ]; then
-                echo "$corpus $variant: expected $records records handled, none failed; the run said: $summary" >&2
+            expected=$records
+            if [ "$variant" = none ]; then expected=0; fi
+            if [ $((derived + unchanged)) -ne "$expected" ] || [ "$failed" -ne 0 ]; then
+                echo "$corpus $variant: expected $expected records handled, none failed; the run said: $summary" >&2
                 exit 1
             fi
             echo "$corpus $variant $wall $user $system $derived $unchanged" | tee -a "$results" >&2
@@ -108,7 +118,7 @@ for corpus in "${corpus_list[@]}"; do
     if command -v strace >/dev/null; then
         for variant in dependent inflating; do
             fresh "$base" "$work"
-            "$rederive" invalidate --db "$work" --processor "$(processor_of "$variant")" >/dev/null
+            bump "$variant"
             strace -f -qq -e trace=pread64 -e signal=none -o "$BENCH_DIR/dependents-strace.txt" \
                 "$rederive" run --db "$work" --parallel "$parallel" --progress none >/dev/null
             bytes=$(awk '/pread64\(/ { n = $NF; if (n ~ /^[0-9]+$/) sum += n } END { print sum + 0 }' "$BENCH_DIR/dependents-strace.txt")
@@ -130,7 +140,8 @@ for line in open(path):
     runs.setdefault(corpus, {}).setdefault(variant, []).append((float(wall), float(user) + float(system)))
 label = {"dependent": "bump room_type (dependent: reads no payload)",
          "inflating": "bump element_counts (reads and inflates every payload)",
-         "input": "bump floor_area (inflates; room_type a cascade candidate)"}
+         "input": "bump floor_area (inflates; room_type a cascade candidate)",
+         "none": "nothing stale (starting a run)"}
 print(f"\ncommit {commit}, {records:,} records per corpus, `rederive run --parallel {parallel} --progress none`, "
       f"median of {len(next(iter(next(iter(runs.values())).values())))} interleaved rounds\n")
 print("| corpus | variant | median wall s | records/s | median CPU s | SQLite pread64 MB |")
@@ -141,9 +152,11 @@ for corpus, variants in runs.items():
         cpu = statistics.median(c for _, c in samples)
         read = reads.get((corpus, variant))
         read = f"{read / 1e6:.1f}" if read is not None else ""
-        print(f"| {corpus} | {label[variant]} | {wall:.3f} | {records / wall:,.0f} | {cpu:.2f} | {read} |")
-print("\n| ratio (target ≥ 10) | corpus | of medians, wall | of pairs, wall: median (min–max) | of medians, CPU |")
-print("|---|---|---:|---:|---:|")
+        rate = f"{records / wall:,.0f}" if variant != "none" else ""
+        print(f"| {corpus} | {label[variant]} | {wall:.3f} | {rate} | {cpu:.2f} | {read} |")
+print("\n| ratio (target ≥ 10) | corpus | of medians, wall | of pairs, wall: median (min–max) | of medians, CPU "
+      "| of medians, wall, less the run with nothing stale |")
+print("|---|---|---:|---:|---:|---:|")
 for corpus, variants in runs.items():
     dependent = variants["dependent"]
     for slower in ("inflating", "input"):
@@ -151,6 +164,8 @@ for corpus, variants in runs.items():
         pairs = [o[0] / d[0] for o, d in zip(other, dependent)]
         walls = statistics.median(w for w, _ in other) / statistics.median(w for w, _ in dependent)
         cpus = statistics.median(c for _, c in other) / statistics.median(c for _, c in dependent)
+        start = statistics.median(w for w, _ in variants["none"])
+        beyond = (statistics.median(w for w, _ in other) - start) / (statistics.median(w for w, _ in dependent) - start)
         print(f"| {slower} / dependent | {corpus} | {walls:.1f} | {statistics.median(pairs):.1f} "
-              f"({min(pairs):.1f}–{max(pairs):.1f}) | {cpus:.1f} |")
+              f"({min(pairs):.1f}–{max(pairs):.1f}) | {cpus:.1f} | {beyond:.1f} |")
 PY
