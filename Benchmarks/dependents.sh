@@ -88,6 +88,7 @@ bump() {
 
 results="$BENCH_DIR/dependents-results.txt"
 : >"$results"
+load_before=$(cut -d' ' -f1 /proc/loadavg)
 work="$BENCH_DIR/dependents-work.sqlite"
 IFS=, read -r -a corpus_list <<<"$corpora"
 for corpus in "${corpus_list[@]}"; do
@@ -127,9 +128,9 @@ for corpus in "${corpus_list[@]}"; do
     fi
 done
 
-python3 - "$results" "$records" "$parallel" "$(git rev-parse --short HEAD)" <<'PY'
-import statistics, sys
-path, records, parallel, commit = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+python3 - "$results" "$records" "$parallel" "$(git rev-parse --short HEAD)" "$load_before" <<'PY'
+import os, statistics, sys
+path, records, parallel, commit, load_before = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 runs, reads = {}, {}
 for line in open(path):
     fields = line.split()
@@ -143,7 +144,8 @@ label = {"dependent": "bump room_type (dependent: reads no payload)",
          "input": "bump floor_area (inflates; room_type a cascade candidate)",
          "none": "nothing stale (starting a run)"}
 print(f"\ncommit {commit}, {records:,} records per corpus, `rederive run --parallel {parallel} --progress none`, "
-      f"median of {len(next(iter(next(iter(runs.values())).values())))} interleaved rounds\n")
+      f"median of {len(next(iter(next(iter(runs.values())).values())))} interleaved rounds; {os.cpu_count()} cores, "
+      f"load average {load_before} before / {os.getloadavg()[0]:.2f} after\n")
 print("| corpus | variant | median wall s | records/s | median CPU s | SQLite pread64 MB |")
 print("|---|---|---:|---:|---:|---:|")
 for corpus, variants in runs.items():
