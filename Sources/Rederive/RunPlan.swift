@@ -7,6 +7,8 @@ public struct RunPlan: Sendable {
     public let selection: [Int]
     /// Whether records that already failed at the current version and payload are tried again.
     public let retryFailed: Bool
+    /// The selected processors that read the payload.
+    private let payloadReaders: Set<Int>
 
     /// A plan for one pipeline.
     ///
@@ -28,6 +30,7 @@ public struct RunPlan: Sendable {
             self.selection = Array(pipeline.processors.indices)
         }
         self.retryFailed = retryFailed
+        payloadReaders = Set(self.selection.filter { pipeline.processors[$0].readsPayload })
     }
 
     /// The selected processors.
@@ -59,7 +62,27 @@ public struct RunPlan: Sendable {
     /// reads it is stale, or reads a stale processor's values directly or not. When not, a store hands
     /// the record out without reading its payload.
     public func readsPayload(stale: [Int]) -> Bool {
-        let selected = Set(selection)
-        return pipeline.graph.downstream(of: stale).contains { selected.contains($0) && pipeline.processors[$0].readsPayload }
+        pipeline.graph.downstream(of: stale).contains(where: payloadReaders.contains)
+    }
+
+    /// Whether a record stale for `stale` needs the stored values of ``dependencyColumns``: not when
+    /// the plan has no dependents, nor when every processor they read is stale and derived anew.
+    public func needsStoredValues(stale: [Int]) -> Bool {
+        let inputs = dependencyColumns
+        return !inputs.isEmpty && !inputs.allSatisfy(stale.contains)
+    }
+
+    /// What the dependents need of a record stale for `stale`, from what a store read of it: every
+    /// dependent not stale watches its inputs. Empty for a plan without dependents.
+    public func dependencyState(
+        stale: [Int], storedValues: [Int: [DerivedValue]], consumedDigests: [Int: Int64], failures: [Int: FailureKind]
+    ) -> DependencyState {
+        let dependents = self.dependents
+        guard !dependents.isEmpty else { return DependencyState() }
+        let stale = Set(stale)
+        return DependencyState(
+            watching: dependents.filter { !stale.contains($0) }, storedValues: storedValues,
+            consumedDigests: consumedDigests, failures: failures
+        )
     }
 }

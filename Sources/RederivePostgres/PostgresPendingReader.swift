@@ -108,28 +108,16 @@ struct PostgresPendingReader {
             if readsPayload { bytes += payloads[pick.recordID]??.count ?? 0 }
             kept.append((pick, readsPayload))
         }
-        let inputs = plan.dependencyColumns
-        var stored: [Int64: [Int: [DerivedValue]]] = [:]
-        if !inputs.isEmpty {
-            // Inputs all stale are derived anew: their stored values would not be read.
-            let wanted = kept.map(\.pick).filter { pick in !inputs.allSatisfy(pick.staleProcessors.contains) }
-            stored = try await storedValues(of: inputs, wanted.map(\.recordID), connection, logger)
-        }
+        let wanted = kept.map(\.pick).filter { plan.needsStoredValues(stale: $0.staleProcessors) }
+        let stored = wanted.isEmpty ? [:] : try await storedValues(of: plan.dependencyColumns, wanted.map(\.recordID), connection, logger)
         return kept.map { pick, readsPayload in
-            var dependencies = DependencyState()
-            if !inputs.isEmpty {
-                let stale = Set(pick.staleProcessors)
-                dependencies = DependencyState(
-                    watching: plan.dependents.filter { !stale.contains($0) },
-                    storedValues: stored[pick.recordID] ?? [:],
-                    consumedDigests: pick.consumedDigests,
-                    failures: pick.failures
-                )
-            }
-            return PendingRecord(
+            PendingRecord(
                 recordID: pick.recordID, payload: readsPayload ? payloads[pick.recordID] ?? nil : nil,
-                generation: pick.generation, staleProcessors: pick.staleProcessors,
-                payloadRead: readsPayload, dependencies: dependencies
+                generation: pick.generation, staleProcessors: pick.staleProcessors, payloadRead: readsPayload,
+                dependencies: plan.dependencyState(
+                    stale: pick.staleProcessors, storedValues: stored[pick.recordID] ?? [:],
+                    consumedDigests: pick.consumedDigests, failures: pick.failures
+                )
             )
         }
     }

@@ -6,6 +6,8 @@ import Rederive
 struct PendingPick: Sendable {
     let recordID: Int64
     let staleProcessors: [Int]
+    /// Whether a processor that reads the payload may run for the record (``RunPlan/readsPayload(stale:)``).
+    let readsPayload: Bool
     let failures: [Int: FailureKind]
     let consumedDigests: [Int: Int64]
 }
@@ -43,27 +45,23 @@ struct PendingReader {
         records.reserveCapacity(picks.count)
         var bytes = 0
         for pick in picks where records.isEmpty || bytes < byteLimit {
-            let readsPayload = plan.readsPayload(stale: pick.staleProcessors)
-            let cursor = try Row.fetchCursor(readsPayload ? withPayload : withoutPayload, arguments: [plan.pipeline.table, pick.recordID])
+            let cursor = try Row.fetchCursor(pick.readsPayload ? withPayload : withoutPayload, arguments: [plan.pipeline.table, pick.recordID])
             // A record deleted since it was picked is simply gone.
             guard let row = try cursor.next() else { continue }
-            let payload = readsPayload ? SQLiteStore.payloadBytes(row, at: 1) : nil
+            let payload = pick.readsPayload ? SQLiteStore.payloadBytes(row, at: 1) : nil
             let generation: Int64 = row[0]
             bytes += payload?.count ?? 0
-            var dependencies = DependencyState()
-            if let storedValues {
-                let stale = Set(pick.staleProcessors)
-                dependencies = DependencyState(
-                    watching: plan.dependents.filter { !stale.contains($0) },
-                    // Inputs all stale are derived anew: their stored values would not be read.
-                    storedValues: inputs.allSatisfy(stale.contains) ? [:] : try values(of: inputs, pick.recordID, storedValues),
-                    consumedDigests: pick.consumedDigests,
-                    failures: pick.failures
-                )
+            let stored = if let storedValues, plan.needsStoredValues(stale: pick.staleProcessors) {
+                try values(of: inputs, pick.recordID, storedValues)
+            } else {
+                [Int: [DerivedValue]]()
             }
             records.append(PendingRecord(
                 recordID: pick.recordID, payload: payload, generation: generation, staleProcessors: pick.staleProcessors,
-                payloadRead: readsPayload, dependencies: dependencies
+                payloadRead: pick.readsPayload,
+                dependencies: plan.dependencyState(
+                    stale: pick.staleProcessors, storedValues: stored, consumedDigests: pick.consumedDigests, failures: pick.failures
+                )
             ))
         }
         return records

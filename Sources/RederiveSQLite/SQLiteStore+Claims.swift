@@ -61,7 +61,7 @@ extension SQLiteStore {
                 var bytes = 0
                 for row in rows where picks.isEmpty || bytes < byteLimit {
                     let pick = query.pick(row)
-                    if plan.readsPayload(stale: pick.staleProcessors) {
+                    if pick.readsPayload {
                         bytes += row[row.count - 1] as Int? ?? 0
                     }
                     picks.append(pick)

@@ -102,6 +102,7 @@ extension SQLiteStore {
     /// processors, also the kind of each current failure that dependents must know of, and the input
     /// digest of each dependent's current stamp.
     struct PendingQuery {
+        let plan: RunPlan
         let sql: String
         let processorArguments: [any DatabaseValueConvertible & Sendable]
         let source: String
@@ -138,7 +139,10 @@ extension SQLiteStore {
                 if let digest = row[column] as Int64? { digests[processor] = digest }
                 column += 1
             }
-            return PendingPick(recordID: row[0], staleProcessors: stale, failures: failures, consumedDigests: digests)
+            return PendingPick(
+                recordID: row[0], staleProcessors: stale, readsPayload: plan.readsPayload(stale: stale), failures: failures,
+                consumedDigests: digests
+            )
         }
     }
 
@@ -193,22 +197,21 @@ extension SQLiteStore {
 
     static func pendingQuery(_ plan: RunPlan, _ tables: PipelineTables, limit: Bool, shape: PendingShape? = nil) -> PendingQuery {
         let shape = shape ?? PendingShape(plan)
-        let pipeline = plan.pipeline.name
         var flags: [String] = []
         var arguments: [any DatabaseValueConvertible & Sendable] = []
-        for index in shape.staleCandidates {
+        /// `select` from the record's row of `table` for `index`'s processor at its current version, if current.
+        func currentRow(_ select: String, of table: String, _ index: Int) -> String {
             let processor = plan.pipeline.processors[index]
-            var flag = """
-                NOT EXISTS (SELECT 1 FROM rederive_stamps s WHERE s.pipeline = ? AND s.processor = ? \
-                AND s.record_id = r.record_id AND s.version = ? AND s.current = 1)
+            arguments += [plan.pipeline.name, processor.name, processor.version]
+            return """
+                SELECT \(select) FROM \(table) x WHERE x.pipeline = ? AND x.processor = ? \
+                AND x.record_id = r.record_id AND x.version = ? AND x.current = 1
                 """
-            arguments += [pipeline, processor.name, processor.version]
+        }
+        for index in shape.staleCandidates {
+            var flag = "NOT EXISTS (\(currentRow("1", of: "rederive_stamps", index)))"
             if !plan.retryFailed {
-                flag += """
-                     AND NOT EXISTS (SELECT 1 FROM rederive_failures f WHERE f.pipeline = ? AND f.processor = ? \
-                    AND f.record_id = r.record_id AND f.version = ? AND f.current = 1)
-                    """
-                arguments += [pipeline, processor.name, processor.version]
+                flag += " AND NOT EXISTS (\(currentRow("1", of: "rederive_failures", index)))"
             }
             flags.append("(\(flag)) AS stale\(flags.count)")
         }
@@ -216,20 +219,10 @@ extension SQLiteStore {
         // Dependents decide per record whether to run: they need the failures of what they read and
         // their own, and the input digest their current stamps keep.
         for index in shape.failureColumns {
-            let processor = plan.pipeline.processors[index]
-            flags.append("""
-                (SELECT f.kind FROM rederive_failures f WHERE f.pipeline = ? AND f.processor = ? \
-                AND f.record_id = r.record_id AND f.version = ? AND f.current = 1)
-                """)
-            arguments += [pipeline, processor.name, processor.version]
+            flags.append("(\(currentRow("x.kind", of: "rederive_failures", index)))")
         }
         for index in shape.digestColumns {
-            let processor = plan.pipeline.processors[index]
-            flags.append("""
-                (SELECT s.inputs_digest FROM rederive_stamps s WHERE s.pipeline = ? AND s.processor = ? \
-                AND s.record_id = r.record_id AND s.version = ? AND s.current = 1)
-                """)
-            arguments += [pipeline, processor.name, processor.version]
+            flags.append("(\(currentRow("x.inputs_digest", of: "rederive_stamps", index)))")
         }
         let sql = """
             SELECT * FROM (
@@ -241,7 +234,7 @@ extension SQLiteStore {
             ORDER BY record_id\(limit ? " LIMIT ?" : "")
             """
         return PendingQuery(
-            sql: sql, processorArguments: arguments, source: plan.pipeline.table, selection: shape.staleCandidates,
+            plan: plan, sql: sql, processorArguments: arguments, source: plan.pipeline.table, selection: shape.staleCandidates,
             failureColumns: shape.failureColumns, digestColumns: shape.digestColumns
         )
     }
