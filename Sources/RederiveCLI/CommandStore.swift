@@ -4,10 +4,10 @@ import RederiveSQLite
 import RederivePostgres
 #endif
 
-/// What every command sees of a store: the runner's interface, reports and administration, and
-/// writing payloads under their keys. SQLite and PostgreSQL both provide all of it; what only one of
-/// them can do is asked of its concrete type (``DatabaseOptions/openSQLiteStore(for:)``).
-package protocol CommandStore: RecordStore, StoreReporting {
+/// What every command sees of a store: the runner's interface, reports, administration, reading
+/// what is stored for previews and verification, and writing payloads under their keys. SQLite and
+/// PostgreSQL both provide all of it; what only one of them can do is asked of its concrete type.
+package protocol CommandStore: RecordStore, StoreReporting, StoreAdministration, StoredValueReading, VerificationSource {
     /// Inserts or replaces payloads by key in one transaction; identical payloads are left alone.
     func writePayloads(_ payloads: [(key: String, payload: [UInt8])], into pipeline: Pipeline) async throws -> ImportCounts
 

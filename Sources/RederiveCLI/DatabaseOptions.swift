@@ -111,23 +111,6 @@ struct DatabaseOptions: ParsableArguments {
         #endif
     }
 
-    /// The existing SQLite database, prepared for the pipelines, for the commands only SQLite provides.
-    func openExistingSQLiteStore() async throws -> SQLiteStore {
-        _ = try pipelines()
-        try requireExistingDatabase()
-        let store = try openSQLiteStore(for: "this command")
-        for pipeline in try pipelines() {
-            try await store.prepare(pipeline)
-        }
-        return store
-    }
-
-    /// The SQLite store, for the commands only SQLite provides; one line saying so for a PostgreSQL URL.
-    func openSQLiteStore(for command: String, alternative: String? = nil) throws -> SQLiteStore {
-        try requireSQLite(for: command, alternative: alternative)
-        return try SQLiteStore(path: databasePath, busyTimeout: busyTimeout)
-    }
-
     /// Throws, in one line, when ``databasePath`` is not a SQLite file.
     func requireSQLite(for command: String, alternative: String? = nil) throws {
         guard isPostgres else { return }

@@ -33,12 +33,9 @@ struct ReportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try database.requireSQLite(for: "report")
-        guard let store = try await database.openExistingStore() as? any StoreReporting & StoredValueReading & VerificationSource else {
-            throw RederiveError(.invalidArgument, "rederive report cannot read stored values from \(database.databaseName)")
-        }
+        let store = try await database.openExistingStore()
         let state = try await DatabaseState.read(from: store, pipelines: try database.pipelines(), sampleSize: sample)
-        try ReportFile.write(DatabaseStatePage.html(state, database: database.databasePath, redactKeys: redactKeys), to: output)
+        try ReportFile.write(DatabaseStatePage.html(state, database: database.databaseName, redactKeys: redactKeys), to: output)
         database.environment.console.line("wrote the report to \(output)")
     }
 }

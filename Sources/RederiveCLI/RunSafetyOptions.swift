@@ -33,11 +33,11 @@ struct RunSafetyOptions: ParsableArguments {
 
     /// Previews the run instead of running it: the store is opened without preparing anything.
     func preview(_ database: DatabaseOptions, configuration: Runner.Configuration, report file: DryRunReportOptions, console: Console) async throws {
-        try database.requireSQLite(for: "run --dry-run")
+        _ = try database.pipelines()
         try database.requireExistingDatabase()
-        let store = try SQLiteStore(path: database.databasePath)
+        let store = try await database.openUnprepared()
         let dryRun = DryRun(store: store, pipelines: try database.pipelines(), configuration: configuration, sample: sample)
-        let report = try await file.run(dryRun, database: database.databasePath, console: console)
+        let report = try await file.run(dryRun, database: database.databaseName, console: console)
         console.line(DryRunText.render(report))
     }
 }

@@ -44,8 +44,7 @@ struct VerifyCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = database.environment.console
-        try database.requireSQLite(for: "verify")
-        let store = try await database.openExistingSQLiteStore()
+        let store = try await database.openExistingStore()
         let verifier = Verifier(
             source: store,
             pipelines: try database.pipelines(),

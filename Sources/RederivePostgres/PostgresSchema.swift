@@ -19,14 +19,20 @@ import Rederive
 ///   what it committed.
 /// - `rederive_leases`: one row per worker process deriving now: host, pid, token, heartbeat, expiry,
 ///   records committed.
+/// - `rederive_replaced`: for rollback, **one row per record whose values a run changed**: the
+///   generation it derived from and, per processor whose values changed, the values and the stamp
+///   entry they replaced (`{"name": {"values": [...], "stamp": {...}}}`, `values` null when the record
+///   had no row of derived values, `stamp` null when the processor had none). Only the newest
+///   ``PostgresStore/replacedValuesRunLimit`` runs keep theirs.
 ///
-/// A record's first derivation writes three rows: the companion row, the stamp row, and the
-/// `rederive_records` row twice (claimed, then released by the commit), plus, per commit of a batch,
-/// the run's and the lease's counts. Failures add one row per failing processor, and rewrite the
-/// stamp row when a failing processor held a current entry there.
+/// A record's first derivation writes four rows: the companion row, the stamp row, the replaced row,
+/// and the `rederive_records` row twice (claimed, then released by the commit), plus, per commit of a
+/// batch, the run's and the lease's counts. A derivation that changes nothing writes the stamp row and
+/// the `rederive_records` row. Failures add one row per failing processor, and rewrite the stamp row
+/// when a failing processor held a current entry there.
 enum PostgresSchema {
     /// Bumped when the tables below change; stored in `rederive_bookkeeping`.
-    static let version = 1
+    static let version = 2
 
     static let statements: [String] = [
         "CREATE SEQUENCE IF NOT EXISTS rederive_generations",
@@ -92,6 +98,17 @@ enum PostgresSchema {
             renewed_at timestamptz NOT NULL,
             expires_at timestamptz NOT NULL,
             done bigint NOT NULL DEFAULT 0
+        )
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS rederive_replaced (
+            run_id bigint NOT NULL,
+            pipeline text NOT NULL,
+            record_id bigint NOT NULL,
+            source text NOT NULL,
+            generation bigint NOT NULL,
+            processors jsonb NOT NULL,
+            PRIMARY KEY (run_id, pipeline, record_id)
         )
         """,
         // A stamp object with every processor's `current` cleared, for the triggers.

@@ -82,20 +82,17 @@ struct PostgresBatchWriter {
         var stamps: [(Int64, String)] = []
         var cleared: [(Int64, String)] = []
         var failures: [(RecordResult, ProcessorDescriptor, FailureKind, String)] = []
+        var replaced: [(id: Int64, generation: Int64, kept: String)] = []
         for result in results {
             let (derivedIndices, values, failed) = result.committable
             failures += failed.map { (result, processors[$0.processor], $0.kind, $0.message) }
             var changed = false
             if !derivedIndices.isEmpty {
-                let columns = derivedIndices.flatMap { processors[$0].columns }
-                let before = stored[result.recordID].map { row in
-                    derivedIndices.flatMap { index in row[index] }
-                }
-                changed = before.map { old in
-                    !zip(zip(old, values), columns).allSatisfy { pair, column in pair.0.isUnchanged(byStoring: pair.1, in: column.type) }
-                } ?? true
+                let kept = replacedValues(derivedIndices, values, stored: stored[result.recordID])
+                changed = !kept.isEmpty
                 if changed {
                     writes[derivedIndices, default: []].append((result.recordID, values))
+                    replaced.append((result.recordID, result.generation, kept.json))
                 }
                 stamps.append((result.recordID, stamp(derivedIndices, result)))
                 cleared += derivedIndices.map { (result.recordID, processors[$0].name) }
@@ -105,9 +102,50 @@ struct PostgresBatchWriter {
         for (shape, rows) in writes {
             try await writeValues(shape, rows, connection, logger)
         }
+        try await keepReplaced(replaced, connection, logger)
         try await writeStamps(stamps, connection, logger)
         try await clearFailures(cleared, connection, logger)
         try await writeFailures(failures, connection, logger)
+    }
+
+    /// The processors among `derived` whose stored values the new `values` (all of `derived`'s columns,
+    /// in order) change, with the values they replace: nil when the record has no row of derived values.
+    private func replacedValues(_ derived: [Int], _ values: [DerivedValue], stored: [[DerivedValue]]?) -> ReplacedValues {
+        var kept = ReplacedValues()
+        var offset = 0
+        for index in derived {
+            let processor = tables.pipeline.processors[index]
+            let new = values[offset..<(offset + processor.columns.count)]
+            offset += processor.columns.count
+            guard let old = stored?[index] else {
+                kept.processors.append((processor, nil))
+                continue
+            }
+            let unchanged = zip(zip(old, new), processor.columns).allSatisfy { pair, column in
+                pair.0.isUnchanged(byStoring: pair.1, in: column.type)
+            }
+            if !unchanged { kept.processors.append((processor, old)) }
+        }
+        return kept
+    }
+
+    /// Keeps, for rollback, what the batch's changed records held before: the values (given) and the
+    /// stamp entries (read here, so before ``writeStamps(_:_:_:)``), one row per record.
+    private func keepReplaced(_ replaced: [(id: Int64, generation: Int64, kept: String)], _ connection: PostgresConnection, _ logger: Logger) async throws {
+        guard !replaced.isEmpty else { return }
+        var statement = SQLStatement()
+        let pipeline = statement.bind(tables.pipeline.name)
+        statement.sql = """
+            INSERT INTO rederive_replaced (run_id, pipeline, record_id, source, generation, processors)
+            SELECT \(statement.bind(runID)), \(pipeline), u.id, \(statement.bind(tables.pipeline.table)), u.generation,
+                (SELECT jsonb_object_agg(e.key, e.value || jsonb_build_object('stamp', s.processors -> e.key))
+                 FROM jsonb_each(u.kept::jsonb) e)
+            FROM unnest(\(statement.bind(replaced.map(\.id))), \(statement.bind(replaced.map(\.generation))),
+                \(statement.bind(replaced.map(\.kept)))) AS u(id, generation, kept)
+            LEFT JOIN rederive_stamps s ON s.pipeline = \(pipeline) AND s.record_id = u.id
+            ON CONFLICT (run_id, pipeline, record_id) DO UPDATE SET processors = excluded.processors || rederive_replaced.processors
+            """
+        try await connection.run(statement, logger: logger)
     }
 
     /// `{"name": {"current": true, "version": …, "generation": …, "digest": …, "run": …}, …}`; a
@@ -166,7 +204,7 @@ struct PostgresBatchWriter {
     }
 
     /// One statement for all records that derived the same processors.
-    private func writeValues(_ shape: [Int], _ rows: [(Int64, [DerivedValue])], _ connection: PostgresConnection, _ logger: Logger) async throws {
+    func writeValues(_ shape: [Int], _ rows: [(Int64, [DerivedValue])], _ connection: PostgresConnection, _ logger: Logger) async throws {
         let columns = shape.flatMap { tables.pipeline.processors[$0].columns }
         let names = columns.map { PostgresSQL.identifier($0.name) }
         // A statement takes at most 65,535 parameters.
@@ -194,7 +232,7 @@ struct PostgresBatchWriter {
     }
 
     /// One stamp row per record, merged processor by processor with what it held.
-    private func writeStamps(_ stamps: [(Int64, String)], _ connection: PostgresConnection, _ logger: Logger) async throws {
+    func writeStamps(_ stamps: [(Int64, String)], _ connection: PostgresConnection, _ logger: Logger) async throws {
         guard !stamps.isEmpty else { return }
         var statement = SQLStatement()
         let pipeline = statement.bind(tables.pipeline.name)
@@ -247,7 +285,7 @@ struct PostgresBatchWriter {
     /// longer vouches for the values it holds, so a dependent whose inputs changed, or failed, must not
     /// count as up to date. Only rows holding such a current entry are written, so a first derivation
     /// that fails writes no stamp row twice.
-    private func unstamp(_ failed: [(Int64, String)], _ connection: PostgresConnection, _ logger: Logger) async throws {
+    func unstamp(_ failed: [(Int64, String)], _ connection: PostgresConnection, _ logger: Logger) async throws {
         var statement = SQLStatement()
         statement.sql = """
             UPDATE rederive_stamps s SET processors = s.processors || (

@@ -13,8 +13,14 @@ extension PostgresStore {
             VALUES (now(), \(statement.bind(RunStatus.running.rawValue)), \(statement.bind(processorsJSON, as: "jsonb"))) RETURNING id
             """
         let logger = self.logger
-        return try await withConnection("record a run in") { connection in
-            try await connection.run(statement, logger: logger).collect { try $0.decode(Int64.self) }.first ?? 0
+        let keep = Int64(replacedValuesRunLimit)
+        return try await transaction("record a run in") { connection in
+            let runID = try await connection.run(statement, logger: logger).collect { try $0.decode(Int64.self) }.first ?? 0
+            // Only the newest runs can be rolled back.
+            var prune = SQLStatement()
+            prune.sql = "DELETE FROM rederive_replaced WHERE run_id <= \(prune.bind(runID - keep))"
+            try await connection.run(prune, logger: logger)
+            return runID
         }
     }
 

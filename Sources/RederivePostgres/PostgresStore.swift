@@ -27,16 +27,20 @@ public final class PostgresStore: Sendable {
     let claimCursors = Mutex<[ClaimCursorKey: Int64]>([:])
     /// How each pipeline's payload column is read as bytes, by table name (bytea, text or jsonb).
     let payloadReaders = Mutex<[String: String]>([:])
+    /// How many of the newest runs keep what they replaced, for rollback; older runs' are dropped when
+    /// a run starts.
+    public let replacedValuesRunLimit: Int
 
     /// Connects to `url` and creates rederive's bookkeeping tables when they are missing.
-    public convenience init(url: String, logger: Logger = PostgresStore.silent) async throws {
-        try await self.init(location: PostgresLocation(url: url), logger: logger)
+    public convenience init(url: String, logger: Logger = PostgresStore.silent, replacedValuesRunLimit: Int = 20) async throws {
+        try await self.init(location: PostgresLocation(url: url), logger: logger, replacedValuesRunLimit: replacedValuesRunLimit)
     }
 
     /// Connects to `location` and creates rederive's bookkeeping tables when they are missing.
-    public init(location: PostgresLocation, logger: Logger = PostgresStore.silent) async throws {
+    public init(location: PostgresLocation, logger: Logger = PostgresStore.silent, replacedValuesRunLimit: Int = 20) async throws {
         self.location = location
         self.logger = logger
+        self.replacedValuesRunLimit = max(1, replacedValuesRunLimit)
         var configuration = PostgresClient.Configuration(
             host: location.host, port: location.port, username: location.user,
             password: location.password, database: location.database,

@@ -3,9 +3,8 @@ import GRDB
 import Rederive
 
 extension SQLiteStore {
-    /// Clears a pipeline's derived state, for development before an app ships: stamps, failures and
-    /// kept replaced values go, and every derived column goes back to its declared default, in one
-    /// transaction. Payloads and records are never touched; the next run derives everything again.
+    /// Clears a pipeline's derived state (``StoreAdministration/reset(_:)``): stamps, failures and kept
+    /// replaced values go, every derived column goes back to its declared default; payloads stay.
     ///
     /// ```swift
     /// let cleared = try await store.reset(recipes)   // number of records whose state was cleared

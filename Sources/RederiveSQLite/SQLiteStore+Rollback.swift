@@ -2,30 +2,9 @@ import Foundation
 import GRDB
 import Rederive
 
-/// What rolling back a run did.
-public struct RollbackReport: Sendable, Hashable {
-    /// One record and processor whose values and stamp were put back, or were not.
-    public struct Entry: Sendable, Hashable {
-        public let pipeline: String
-        public let recordID: Int64
-        public let key: String?
-        public let processor: String
-        /// Why it was skipped; nil when it was restored.
-        public let reason: String?
-    }
-
-    public var restored: [Entry] = []
-    public var skipped: [Entry] = []
-}
-
-extension SQLiteStore {
-    /// Puts back the values and stamps that run `runID` replaced, in one transaction.
-    ///
-    /// A record is skipped, and reported with the reason, when its payload changed since the run
-    /// derived it, when it was deleted, or when a later run derived it again (roll that run back first).
-    /// Restored stamps carry the versions they had, so a processor whose version has moved on since is
-    /// stale again for those records and the next run derives them with the current logic. Processors
-    /// that read a restored processor's values become stale for its records, unless restored as well.
+extension SQLiteStore: StoreAdministration {
+    /// Puts back the values and stamps that run `runID` replaced, in one transaction
+    /// (``StoreAdministration/rollback(run:pipelines:)``).
     ///
     /// ```swift
     /// let report = try await store.rollback(run: 12, pipelines: [RoomScan.pipeline])

@@ -9,18 +9,6 @@ import RederivePostgres
 import RoomScan
 import Testing
 
-/// Which store a parameterised test runs on.
-enum TestStore: String, CaseIterable, CustomTestStringConvertible {
-    case sqlite, postgres
-    var testDescription: String { rawValue }
-
-    /// Runs `body` on a harness whose database is a new SQLite file or a new PostgreSQL database.
-    func withHarness<T>(_ body: (CommandHarness) async throws -> T) async throws -> T {
-        let server = self == .postgres ? try PostgresServer.shared().makeDatabase() : nil
-        return try await CommandHarness.withHarness(serverDatabase: server, body)
-    }
-}
-
 /// The commands behave the same on SQLite and PostgreSQL, and PostgreSQL shares a run among processes.
 @Suite("commands on PostgreSQL", .enabled(if: PostgresServer.testsRun, PostgresServer.skipReason), .timeLimit(.minutes(5)))
 struct PostgresCommandTests {
@@ -89,11 +77,10 @@ struct PostgresCommandTests {
         let select = "SELECT s.scan_id, " + columns.map { "d.\"\($0.name)\"" }.joined(separator: ", ")
             + " FROM room_scans s JOIN room_scans_derived d ON d.id = s.id"
         var values: [String: [String]] = [:]
-        if let url = harness.serverDatabase {
-            let database = String(url.split(separator: "/").last?.split(separator: "?").first ?? "")
+        if let database = harness.serverDatabaseName {
             let rows = try PostgresServer.shared().psqlRows(database, select)
             for row in rows {
-                values[row[0]] = zip(row.dropFirst(), columns).map { text($0 == PostgresServer.nullMarker ? nil : $0, $1.type) }
+                values[row[0]] = zip(row.dropFirst(), columns).map { text($0 == CommandHarness.nullText ? nil : $0, $1.type) }
             }
         } else {
             try harness.connection().read { db in
@@ -212,13 +199,11 @@ struct PostgresCommandTests {
 }
 
 extension PostgresServer {
-    static let nullMarker = "<NULL>"
-
-    /// The rows of a query, tab-separated fields, NULL as ``nullMarker``.
+    /// The rows of a query, tab-separated fields, NULL as ``CommandHarness/nullText``.
     func psqlRows(_ database: String, _ sql: String) throws -> [[String]] {
         let output = try Self.run(
             ["\(Self.binaries)/psql", "-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", database,
-             "-v", "ON_ERROR_STOP=1", "-A", "-t", "-q", "-F", "\t", "-P", "null=\(Self.nullMarker)", "-c", sql],
+             "-v", "ON_ERROR_STOP=1", "-A", "-t", "-q", "-F", "\t", "-P", "null=\(CommandHarness.nullText)", "-c", sql],
             asServer: false
         )
         return output.split(separator: "\n", omittingEmptySubsequences: true).map { line in

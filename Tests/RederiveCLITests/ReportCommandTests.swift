@@ -1,20 +1,18 @@
 import Foundation
-import GRDB
 import Testing
 
 @Suite("HTML report commands", .timeLimit(.minutes(5)))
 struct ReportCommandTests {
-    @Test func aDryRunReportChartsEachChangedNumericColumnAndWritesNothingElse() async throws {
-        try await CommandHarness.withHarness { harness in
+    @Test(arguments: TestStore.available)
+    func aDryRunReportChartsEachChangedNumericColumnAndWritesNothingElse(store: TestStore) async throws {
+        try await store.withHarness { harness in
             try await harness.rederive("generate", "--count", "40", "--corrupt", "0.1")
             try await harness.rederive("run", "--progress", "none")
             // Values as an older logic wrote them: floor areas 5 % low, one wall fewer in some rooms.
-            try await harness.connection().write { db in
-                try db.execute(sql: "UPDATE room_scans_derived SET floor_area_sqm = floor_area_sqm * 0.95")
-                try db.execute(sql: "UPDATE room_scans_derived SET wall_count = wall_count - 1 WHERE id % 4 = 0")
-            }
+            try await harness.execute("UPDATE room_scans_derived SET floor_area_sqm = floor_area_sqm * 0.95")
+            try await harness.execute("UPDATE room_scans_derived SET wall_count = wall_count - 1 WHERE id % 4 = 0")
             try await harness.rederive("invalidate")
-            let stamps = try await harness.connection().read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM rederive_stamps WHERE current") }
+            let status = try await harness.rederive("status", "--format", "json")
             let path = harness.directory.appendingPathComponent("dry.html").path
 
             let outcome = try await harness.rederive("run", "--dry-run", "--report", path)
@@ -26,7 +24,7 @@ struct ReportCommandTests {
             #expect(html.contains("data-column=\"floor_area_sqm\""))
             #expect(html.contains("data-column=\"wall_count\""))
             #expect(html.contains("synthetic-1-"))
-            #expect(try await harness.connection().read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM rederive_stamps WHERE current") } == stamps)
+            #expect(try await harness.rederive("status", "--format", "json").output == status.output)
 
             let redacted = harness.directory.appendingPathComponent("redacted.html").path
             try await harness.rederive("run", "--dry-run", "--report", redacted, "--redact-keys")
@@ -34,8 +32,9 @@ struct ReportCommandTests {
         }
     }
 
-    @Test func theDatabaseReportShowsStatusRunsAndDistributions() async throws {
-        try await CommandHarness.withHarness { harness in
+    @Test(arguments: TestStore.available)
+    func theDatabaseReportShowsStatusRunsAndDistributions(store: TestStore) async throws {
+        try await store.withHarness { harness in
             try await harness.rederive("generate", "--count", "30", "--corrupt", "0.1")
             try await harness.rederive("run", "--progress", "none")
             let path = harness.directory.appendingPathComponent("state.html").path

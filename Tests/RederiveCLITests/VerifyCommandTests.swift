@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Rederive
 import RederiveCLI
 import RoomScan
@@ -11,8 +10,9 @@ struct VerifyCommandTests {
         try #require(try JSONSerialization.jsonObject(with: Data(outcome.output.utf8)) as? [String: Any], "\(outcome.output)")
     }
 
-    @Test func aCleanDatabaseVerifiesWithoutDifferences() async throws {
-        try await CommandHarness.withHarness { harness in
+    @Test(arguments: TestStore.available)
+    func aCleanDatabaseVerifiesWithoutDifferences(store: TestStore) async throws {
+        try await store.withHarness { harness in
             _ = try await harness.rederive("import", RealExports.exportsDirectory)
             #expect(try await harness.rederive("run", "--progress", "none").status == 0)
 
@@ -30,18 +30,17 @@ struct VerifyCommandTests {
         }
     }
 
-    @Test func aTamperedValueIsReportedWithItsKeyColumnAndBothValues() async throws {
-        try await CommandHarness.withHarness { harness in
+    @Test(arguments: TestStore.available)
+    func aTamperedValueIsReportedWithItsKeyColumnAndBothValues(store: TestStore) async throws {
+        try await store.withHarness { harness in
             _ = try await harness.rederive("import", RealExports.exportsDirectory)
             _ = try await harness.rederive("run", "--progress", "none")
             let key = (RealExports.names[3] as NSString).deletingPathExtension
             let walls = try #require(RealExports.expected()[RealExports.names[3]]?["wall_count"] as? Int)
-            try await harness.connection().write { db in
-                try db.execute(sql: """
-                    UPDATE room_scans_derived SET wall_count = 99, section_labels = 'tampered'
-                    WHERE id = (SELECT id FROM room_scans WHERE scan_id = ?)
-                    """, arguments: [key])
-            }
+            try await harness.execute("""
+                UPDATE room_scans_derived SET wall_count = 99, section_labels = 'tampered'
+                WHERE id = (SELECT id FROM room_scans WHERE scan_id = '\(key)')
+                """)
 
             let table = try await harness.rederive("verify")
             #expect(table.status == ExitStatus.mismatch)
@@ -69,8 +68,9 @@ struct VerifyCommandTests {
         }
     }
 
-    @Test func recordsNeverDerivedAreNotCompared() async throws {
-        try await CommandHarness.withHarness { harness in
+    @Test(arguments: TestStore.available)
+    func recordsNeverDerivedAreNotCompared(store: TestStore) async throws {
+        try await store.withHarness { harness in
             _ = try await harness.rederive("import", RealExports.exportsDirectory)
             let outcome = try await harness.rederive("verify", "--format", "json")
             #expect(outcome.status == ExitStatus.success)
@@ -80,15 +80,14 @@ struct VerifyCommandTests {
         }
     }
 
-    @Test func aFailingRecordWithStoredValuesDiffers() async throws {
-        try await CommandHarness.withHarness { harness in
+    @Test(arguments: TestStore.available)
+    func aFailingRecordWithStoredValuesDiffers(store: TestStore) async throws {
+        try await store.withHarness { harness in
             _ = try await harness.rederive("import", RealExports.exportsDirectory)
             _ = try await harness.rederive("run", "--progress", "none")
             let key = (RealExports.names[0] as NSString).deletingPathExtension
             // The payload is replaced by one that fails; the record keeps its old values, now stale.
-            try await harness.connection().write { db in
-                try db.execute(sql: "UPDATE room_scans SET payload = ? WHERE scan_id = ?", arguments: [Data("{\"walls\": 4}".utf8), key])
-            }
+            try await harness.replacePayload(key: key, with: Array("{\"walls\": 4}".utf8))
             _ = try await harness.rederive("run", "--progress", "none")
             let outcome = try await harness.rederive("verify", "--format", "json")
             #expect(outcome.status == ExitStatus.mismatch)

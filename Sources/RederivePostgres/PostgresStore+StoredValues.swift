@@ -1,0 +1,111 @@
+#if PostgreSQL
+import PostgresNIO
+import Rederive
+
+/// Reading stored derived values and whole records, for previews, verification and reports: reads
+/// only, never a write.
+extension PostgresStore: StoredValueReading, VerificationSource {
+    public func needsPreparation(_ pipeline: Pipeline) async throws -> Bool {
+        let schema = PostgresPipelineSchema(tables: PostgresPipelineTables(pipeline))
+        let logger = self.logger
+        return try await withConnection("read") { try await !schema.changes($0, logger).isEmpty }
+    }
+
+    public func storedRows(of pipeline: Pipeline, recordIDs: [Int64]) async throws -> [Int64: StoredRow] {
+        guard !recordIDs.isEmpty else { return [:] }
+        let tables = PostgresPipelineTables(pipeline)
+        var statement = SQLStatement()
+        statement.sql = """
+            SELECT t.\(tables.id), \(tables.keyExpression), \(Self.derivedRow(tables))
+            WHERE t.\(tables.id) = ANY(\(statement.bind(recordIDs)))
+            """
+        let logger = self.logger
+        return try await withConnection("read") { connection in
+            var rows: [Int64: StoredRow] = [:]
+            for try await row in try await connection.run(statement, logger: logger) {
+                let cells = row.makeRandomAccess()
+                let present = try cells[2].decode(Bool.self)
+                let values = present ? try Self.values(cells, from: 3, pipeline.outputColumns) : nil
+                rows[try cells[0].decode(Int64.self)] = StoredRow(key: try cells[1].decode(String?.self), values: values)
+            }
+            return rows
+        }
+    }
+
+    public func storedRecords(of pipeline: Pipeline, after cursor: Int64?, limit: Int) async throws -> [StoredRecord] {
+        let tables = PostgresPipelineTables(pipeline)
+        var statement = SQLStatement()
+        let condition = "t.\(tables.id) > \(statement.bind(cursor ?? Int64.min)) ORDER BY t.\(tables.id) LIMIT \(statement.bind(Int64(limit)))"
+        return try await storedRecords(tables, statement, where: condition)
+    }
+
+    public func storedRecords(of pipeline: Pipeline, ids: [Int64]) async throws -> [StoredRecord] {
+        guard !ids.isEmpty else { return [] }
+        let tables = PostgresPipelineTables(pipeline)
+        var statement = SQLStatement()
+        let condition = "t.\(tables.id) = ANY(\(statement.bind(ids))) ORDER BY t.\(tables.id)"
+        return try await storedRecords(tables, statement, where: condition)
+    }
+
+    public func sampleRecordIDs(of pipeline: Pipeline, count: Int) async throws -> [Int64] {
+        let tables = PostgresPipelineTables(pipeline)
+        var statement = SQLStatement()
+        statement.sql = "SELECT \(tables.id) FROM \(tables.table) ORDER BY random() LIMIT \(statement.bind(Int64(count)))"
+        let logger = self.logger
+        return try await withConnection("read") { connection in
+            try await connection.run(statement, logger: logger).collect { try $0.decode(Int64.self) }.sorted()
+        }
+    }
+
+    /// Records with their payload, derived values and stamps, read in one snapshot.
+    private func storedRecords(_ tables: PostgresPipelineTables, _ statement: SQLStatement, where condition: String) async throws -> [StoredRecord] {
+        let pipeline = tables.pipeline
+        let reader = try await payloadReader(tables)
+        var statement = statement
+        statement.sql = """
+            SELECT t.\(tables.id), \(tables.keyExpression), \(reader), s.processors::text, \(Self.derivedRow(tables))
+            LEFT JOIN rederive_stamps s ON s.pipeline = \(statement.bind(pipeline.name)) AND s.record_id = t.\(tables.id)
+            WHERE \(condition)
+            """
+        let logger = self.logger
+        return try await transaction("read", snapshot: true) { connection in
+            try await connection.run(statement, logger: logger).collect { row in
+                let cells = row.makeRandomAccess()
+                let present = try cells[4].decode(Bool.self)
+                let flat = present ? try Self.values(cells, from: 5, pipeline.outputColumns) : pipeline.outputColumns.map(\.defaultValue)
+                var next = flat.makeIterator()
+                let stamps = try PostgresStamp.entries(cells[3].decode(String?.self))
+                return StoredRecord(
+                    recordID: try cells[0].decode(Int64.self),
+                    key: try cells[1].decode(String?.self),
+                    payload: try cells[2].decode(ByteBuffer?.self).map { Array($0.readableBytesView) },
+                    values: pipeline.processors.map { processor in processor.columns.map { _ in next.next() ?? .null } },
+                    stamps: pipeline.processors.map { processor in
+                        stamps[processor.name].map { StoredRecord.Stamp(version: $0.version, current: $0.current) }
+                    }
+                )
+            }
+        }
+    }
+
+    /// `present, column…` over `t`, the pipeline's table, joined to its derived values: whether the
+    /// record has a row of derived values, then every output column. Ends with the FROM clause.
+    static func derivedRow(_ tables: PostgresPipelineTables) -> String {
+        let names = tables.pipeline.outputColumns.map { PostgresSQL.identifier($0.name) }
+        switch tables.pipeline.layout {
+        case .inline:
+            return "true\(names.map { ", t.\($0)" }.joined()) FROM \(tables.table) t"
+        case .companion:
+            return """
+                d.\(tables.destinationID) IS NOT NULL\(names.map { ", d.\($0)" }.joined()) FROM \(tables.table) t
+                LEFT JOIN \(tables.destination) d ON d.\(tables.destinationID) = t.\(tables.id)
+                """
+        }
+    }
+
+    /// The values of `columns`, from cell `start` on.
+    static func values(_ cells: PostgresRandomAccessRow, from start: Int, _ columns: [OutputColumn]) throws -> [DerivedValue] {
+        try columns.enumerated().map { offset, column in try PostgresBatchWriter.value(cells[start + offset], column.type) }
+    }
+}
+#endif

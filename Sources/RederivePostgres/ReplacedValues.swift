@@ -1,0 +1,24 @@
+#if PostgreSQL
+import Rederive
+
+/// What one record's commit replaces, per processor whose values change: the values its columns
+/// held, nil when the record had no row of derived values yet.
+struct ReplacedValues {
+    var processors: [(processor: ProcessorDescriptor, values: [DerivedValue]?)] = []
+
+    var isEmpty: Bool { processors.isEmpty }
+
+    /// `{"name": {"values": {"column": value, …} | null}, …}`, as ``PostgresSchema``'s
+    /// `rederive_replaced` keeps it before the stamp entries are added.
+    var json: String {
+        "{" + processors.map { processor, values in
+            let kept = values.map { values in
+                "{" + zip(processor.columns, values).map { column, value in
+                    "\(PostgresStore.jsonString(column.name)): \(KeptValue.json(value))"
+                }.joined(separator: ", ") + "}"
+            }
+            return "\(PostgresStore.jsonString(processor.name)): {\"values\": \(kept ?? "null")}"
+        }.joined(separator: ", ") + "}"
+    }
+}
+#endif
