@@ -104,11 +104,16 @@ struct DatabaseOptions: ParsableArguments {
         #if PostgreSQL
         return try await PostgresStore(location: PostgresLocation(url: databasePath, environment: environment.variables))
         #else
-        throw RederiveError(
+        throw postgresUnavailable
+        #endif
+    }
+
+    /// What a build without the PostgreSQL trait answers a PostgreSQL URL.
+    var postgresUnavailable: RederiveError {
+        RederiveError(
             .invalidArgument,
             "this rederive was built without PostgreSQL support; build it with `swift build --traits PostgreSQL` to use \(databaseName)"
         )
-        #endif
     }
 
     /// Throws, in one line, when ``databasePath`` is not a SQLite file.

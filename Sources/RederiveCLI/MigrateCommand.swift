@@ -45,15 +45,17 @@ struct MigrateCommand: AsyncParsableCommand {
             console.line("no schema migrations are registered")
             return
         }
-        try database.requireSQLite(for: "migrate")
-        if backup, FileManager.default.fileExists(atPath: database.databasePath) {
-            let report = try await BackupRotation(database: database.databasePath, keep: keepBackups).backUp()
-            console.errorLine("backed up to \(report.path)")
+        if backup {
+            try database.requireSQLite(for: "migrate --backup", alternative: "back up PostgreSQL with pg_dump")
+            if FileManager.default.fileExists(atPath: database.databasePath) {
+                let report = try await BackupRotation(database: database.databasePath, keep: keepBackups).backUp()
+                console.errorLine("backed up to \(report.path)")
+            }
         }
         // Migrations run before pipelines are prepared: they may create or rename what pipelines read.
-        let store = try SQLiteStore(path: database.databasePath, busyTimeout: database.busyTimeout)
+        let target = try await MigrationTarget.open(database)
         if list {
-            let states = try await store.migrationStates(migrator)
+            let states = try await target.states(migrator)
             console.line(Format.table(
                 ["migration", "status", "applied at", "took", "by rederive"],
                 states.map { state in
@@ -67,7 +69,7 @@ struct MigrateCommand: AsyncParsableCommand {
             ))
             return
         }
-        let outcome = try await store.migrate(migrator, to: to, dryRun: dryRun)
+        let outcome = try await target.migrate(migrator, to: to, dryRun: dryRun)
         if outcome.applied.isEmpty {
             console.line("the schema is up to date")
         } else if dryRun {

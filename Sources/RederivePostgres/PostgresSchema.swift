@@ -24,6 +24,7 @@ import Rederive
 ///   entry they replaced (`{"name": {"values": [...], "stamp": {...}}}`, `values` null when the record
 ///   had no row of derived values, `stamp` null when the processor had none). Only the newest
 ///   ``PostgresStore/replacedValuesRunLimit`` runs keep theirs.
+/// - `rederive_schema_migrations`: the app's own schema migrations once applied.
 ///
 /// A record's first derivation writes four rows: the companion row, the stamp row, the replaced row,
 /// and the `rederive_records` row twice (claimed, then released by the commit), plus, per commit of a
@@ -117,6 +118,14 @@ enum PostgresSchema {
         LANGUAGE sql IMMUTABLE AS $$
             SELECT coalesce(jsonb_object_agg(key, value || '{"current": false}'), '{}'::jsonb) FROM jsonb_each(stamps)
         $$
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS rederive_schema_migrations (
+            id text PRIMARY KEY,
+            applied_at timestamptz NOT NULL,
+            duration_ms double precision NOT NULL,
+            rederive_version text NOT NULL
+        )
         """,
         "CREATE TABLE IF NOT EXISTS rederive_bookkeeping (version integer NOT NULL)",
     ]

@@ -31,7 +31,7 @@ extension SQLiteStore {
     /// in one transaction that is rolled back, so what would fail fails, and nothing is written.
     @discardableResult
     public func migrate(_ migrator: SchemaMigrator, to target: String? = nil, dryRun: Bool = false) async throws -> MigrationOutcome {
-        let wanted = try migrator.prefix(through: target)
+        let wanted = try migrator.migrations(through: target)
         let applied = Set(try await migrationStates(migrator).filter(\.isApplied).map(\.id))
         let pending = wanted.filter { !applied.contains($0.id) }
         guard !pending.isEmpty else { return MigrationOutcome(applied: [], dryRun: dryRun) }

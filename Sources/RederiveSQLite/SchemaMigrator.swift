@@ -21,7 +21,7 @@ public struct SchemaMigrator: Sendable {
     }
 
     /// The migrations up to and including `target` (all when nil).
-    func prefix(through target: String?) throws(RederiveError) -> ArraySlice<SchemaMigration> {
+    public func migrations(through target: String?) throws(RederiveError) -> ArraySlice<SchemaMigration> {
         guard let target else { return migrations[...] }
         guard let index = migrations.firstIndex(where: { $0.id == target }) else {
             throw RederiveError(
@@ -31,23 +31,4 @@ public struct SchemaMigrator: Sendable {
         }
         return migrations[...index]
     }
-}
-
-/// A migration as the database knows it.
-public struct MigrationState: Sendable, Hashable {
-    public let id: String
-    /// When it was applied; nil while pending.
-    public let appliedAt: Date?
-    public let duration: Duration?
-    /// The rederive version that applied it.
-    public let rederiveVersion: String?
-
-    public var isApplied: Bool { appliedAt != nil }
-}
-
-/// What `migrate` did, or would do.
-public struct MigrationOutcome: Sendable, Hashable {
-    /// Migrations applied (or, in a dry run, that applied cleanly and were rolled back), in order.
-    public let applied: [String]
-    public let dryRun: Bool
 }

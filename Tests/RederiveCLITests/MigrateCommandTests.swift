@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Rederive
 import RederiveCLI
 import RederiveSQLite
@@ -20,8 +19,9 @@ struct MigrateCommandTests {
         return CommandHarness.Outcome(status: status, output: captured.standardOutput, errors: captured.standardError)
     }
 
-    @Test func listsDryRunsAndAppliesMigrationsRegisteredInCode() async throws {
-        try await CommandHarness.withHarness { harness in
+    @Test(arguments: TestStore.available)
+    func listsDryRunsAndAppliesMigrationsRegisteredInCode(store: TestStore) async throws {
+        try await store.withHarness { harness in
             _ = try await harness.rederive("import", RealExports.exportsDirectory)
             let migrations: [SchemaMigration] = [
                 .addColumn("add-room-name", table: "room_scans", column: .text("room_name", default: "unnamed")),
@@ -32,13 +32,13 @@ struct MigrateCommandTests {
 
             let preview = try await migrate(harness, ["--dry-run"], migrations: migrations)
             #expect(preview.output.contains("dry run: 2 migrations apply cleanly"))
-            let columns = try await harness.connection().read { db in try db.columns(in: "room_scans").map(\.name) }
-            #expect(!columns.contains("room_name"))
+            // The column is not there: selecting it fails.
+            await #expect(throws: (any Error).self) { try await harness.rows("SELECT room_name FROM room_scans") }
 
             let applied = try await migrate(harness, ["--to", "add-room-name"], migrations: migrations)
             #expect(applied.output.contains("applied 1 migrations: add-room-name"))
-            let names = try await harness.connection().read { db in try String.fetchAll(db, sql: "SELECT DISTINCT room_name FROM room_scans") }
-            #expect(names == ["unnamed"])
+            let names = try await harness.rows("SELECT DISTINCT room_name FROM room_scans")
+            #expect(names == [["unnamed"]])
             let rest = try await migrate(harness, [], migrations: migrations)
             #expect(rest.output.contains("applied 1 migrations: index-room-name"))
             let done = try await migrate(harness, [], migrations: migrations)
@@ -46,8 +46,9 @@ struct MigrateCommandTests {
         }
     }
 
-    @Test func aFailingMigrationIsOneLineNamingIt() async throws {
-        try await CommandHarness.withHarness { harness in
+    @Test(arguments: TestStore.available)
+    func aFailingMigrationIsOneLineNamingIt(store: TestStore) async throws {
+        try await store.withHarness { harness in
             _ = try await harness.rederive("run", "--progress", "none")
             let outcome = try await migrate(harness, [], migrations: [.renameColumn("rename-missing", table: "room_scans", from: "nope", to: "x")])
             #expect(outcome.status == 1)
@@ -55,4 +56,44 @@ struct MigrateCommandTests {
             #expect(outcome.errors.split(separator: "\n").count == 1)
         }
     }
+
+    @Test(arguments: TestStore.available)
+    func migrationsInvalidateWhatTheyAskInTheSameTransaction(store: TestStore) async throws {
+        try await store.withHarness { harness in
+            _ = try await harness.rederive("import", RealExports.exportsDirectory)
+            _ = try await harness.rederive("run", "--progress", "none")
+            let migrations: [SchemaMigration] = [
+                .sql("halve-areas", "UPDATE room_scans_derived SET floor_area_sqm = floor_area_sqm / 2", invalidates: ["floor_area"]),
+            ]
+            let applied = try await migrate(harness, [], migrations: migrations)
+            #expect(applied.output.contains("applied 1 migrations: halve-areas"), "\(applied.errors)")
+            let run = try await harness.rederive("run", "--progress", "none")
+            #expect(run.output.contains("13 derived"), "\(run.output)")
+            #expect(try await harness.rederive("verify").status == ExitStatus.success)
+            let listed = try await migrate(harness, ["--list"], migrations: migrations)
+            #expect(listed.output.contains("halve-areas  applied"), "\(listed.output)")
+        }
+    }
 }
+
+#if PostgreSQL
+@Suite("rederive migrate on PostgreSQL", .enabled(if: PostgresServer.testsRun, PostgresServer.skipReason))
+struct PostgresMigrateCommandTests {
+    @Test func aPendingCustomStepStopsTheCommandBeforeAnythingIsApplied() async throws {
+        try await TestStore.postgres.withHarness { harness in
+            _ = try await harness.rederive("import", RealExports.exportsDirectory)
+            let migrations: [SchemaMigration] = [
+                .addColumn("add-room-name", table: "room_scans", column: .text("room_name", default: "unnamed")),
+                .custom("split-names") { _ in },
+            ]
+            let outcome = try await MigrateCommandTests().migrate(harness, [], migrations: migrations)
+            #expect(outcome.status == 1)
+            #expect(outcome.errors.contains("schema migration \"split-names\" is a custom step"), "\(outcome.errors)")
+            #expect(outcome.errors.split(separator: "\n").count == 1)
+            await #expect(throws: (any Error).self) { try await harness.rows("SELECT room_name FROM room_scans") }
+            let applied = try await MigrateCommandTests().migrate(harness, ["--to", "add-room-name"], migrations: migrations)
+            #expect(applied.output.contains("applied 1 migrations: add-room-name"), "\(applied.errors)")
+        }
+    }
+}
+#endif
