@@ -9,7 +9,9 @@ struct DemoCommand: AsyncParsableCommand {
         abstract: "Build a demo database, derive it with progress, and show the status and failure report."
     )
 
-    @Option(name: .customLong("db"), help: ArgumentHelp("Where to build the demo database.", valueName: "path"))
+    @Option(name: .customLong("db"), help: ArgumentHelp(
+        "Where to build the demo database: a SQLite file, or an empty PostgreSQL database's URL.", valueName: "path-or-url"
+    ))
     var path: String = "rederive-demo.sqlite"
 
     @Option(help: "How many synthetic records to generate.")
@@ -27,10 +29,11 @@ struct DemoCommand: AsyncParsableCommand {
         else {
             throw RederiveError(.invalidArgument, "the demo needs a pipeline with a sample generator")
         }
-        try removeEarlierDemo()
+        let options = try DatabaseOptions.parse(["--db", path])
+        try await prepareDemoDatabase(options, pipeline: pipeline)
 
         let rederive = environment.invocation
-        let database = Invocation.quoted(path)
+        let database = Invocation.quoted(options.databaseName)
         // The pipeline is named only when the executable registers several, as a person would type it.
         let choice = environment.registry.pipelines.count > 1 ? ["--pipeline", pipeline.name] : []
         let suffix = (["--db", database] + choice).joined(separator: " ")
@@ -44,7 +47,7 @@ struct DemoCommand: AsyncParsableCommand {
             return status
         }
 
-        console.line("rederive demo: \(Format.count(count)) synthetic scans for pipeline \"\(pipeline.name)\" in \(path), 2% broken on purpose.")
+        console.line("rederive demo: \(Format.count(count)) synthetic scans for pipeline \"\(pipeline.name)\" in \(options.databaseName), 2% broken on purpose.")
         _ = try await step("make a corpus", ["generate", "--count", String(count), "--seed", "7", "--corrupt", "0.02"])
         let firstRun = try await step("derive every stale record", ["run"])
         _ = try await step("where every processor stands", ["status"])
@@ -85,7 +88,22 @@ struct DemoCommand: AsyncParsableCommand {
         }
     }
 
-    /// The demo database is rebuilt each time; any other file at that path is left alone.
+    /// The demo's SQLite file is rebuilt each time, and any other file at that path is left alone. On
+    /// PostgreSQL the demo builds its corpus in a database whose pipeline table is missing or empty,
+    /// and never deletes anything there.
+    private func prepareDemoDatabase(_ options: DatabaseOptions, pipeline: Pipeline) async throws {
+        guard options.isPostgres else { return try removeEarlierDemo() }
+        let store = try await options.openUnprepared()
+        // Reading the table fails when it does not exist yet, which is as good as empty.
+        let existing = (try? await store.sampleRecordIDs(of: pipeline, count: 1)) ?? []
+        guard existing.isEmpty else {
+            throw RederiveError(
+                .invalidArgument,
+                "\(options.databaseName) already holds records in \(pipeline.table); the demo builds its own, so give it an empty database (createdb rederive_demo)"
+            )
+        }
+    }
+
     private func removeEarlierDemo() throws {
         let manager = FileManager.default
         guard manager.fileExists(atPath: path) else { return }

@@ -41,10 +41,24 @@ public final class PostgresStore: Sendable {
         self.location = location
         self.logger = logger
         self.replacedValuesRunLimit = max(1, replacedValuesRunLimit)
+        // One connection first: a wrong database, role or password fails here, at once and with the
+        // server's message, where the pool would retry for a minute and then say only that it gave up.
+        do {
+            let probe = try await PostgresConnection.connect(
+                configuration: PostgresConnection.Configuration(
+                    host: location.host, port: location.port, username: location.user,
+                    password: location.password, database: location.database, tls: try Self.connectionTLS(location)
+                ),
+                id: 0, logger: logger
+            )
+            try? await probe.close()
+        } catch {
+            throw RederiveError(.database, "cannot open \(location)", underlying: PostgresProblem(error))
+        }
         var configuration = PostgresClient.Configuration(
             host: location.host, port: location.port, username: location.user,
             password: location.password, database: location.database,
-            tls: try Self.tls(location)
+            tls: Self.poolTLS(location)
         )
         configuration.options.maximumConnections = 24
         configuration.options.connectTimeout = .seconds(10)
@@ -70,22 +84,38 @@ public final class PostgresStore: Sendable {
 
     public static let silent = Logger(label: "rederive.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    private static func tls(_ location: PostgresLocation) throws -> PostgresClient.Configuration.TLS {
+    /// The client side of `location`'s sslmode; nil when it is `disable`. `require` checks no
+    /// certificate, as libpq's does unless a root certificate is given.
+    private static func tlsConfiguration(_ location: PostgresLocation) -> TLSConfiguration? {
         var configuration = TLSConfiguration.makeClientConfiguration()
         switch location.tlsMode {
         case .disable:
-            return .disable
+            return nil
         case .allow, .prefer, .require:
-            // libpq's require checks no certificate unless a root certificate is given.
             configuration.certificateVerification = .none
-            return location.tlsMode == .require ? .require(configuration) : .prefer(configuration)
         case .verifyCA, .verifyFull:
             configuration.certificateVerification = location.tlsMode == .verifyFull ? .fullVerification : .noHostnameVerification
             if let root = location.rootCertificate {
                 configuration.trustRoots = .file(root)
             }
-            return .require(configuration)
         }
+        return configuration
+    }
+
+    /// Whether TLS may be done without (`allow`, `prefer`) or not.
+    private static func tlsOptional(_ location: PostgresLocation) -> Bool {
+        location.tlsMode == .allow || location.tlsMode == .prefer
+    }
+
+    private static func poolTLS(_ location: PostgresLocation) -> PostgresClient.Configuration.TLS {
+        guard let configuration = tlsConfiguration(location) else { return .disable }
+        return tlsOptional(location) ? .prefer(configuration) : .require(configuration)
+    }
+
+    private static func connectionTLS(_ location: PostgresLocation) throws -> PostgresConnection.Configuration.TLS {
+        guard let configuration = tlsConfiguration(location) else { return .disable }
+        let context = try NIOSSLContext(configuration: configuration)
+        return tlsOptional(location) ? .prefer(context) : .require(context)
     }
 
     /// Runs `body` on a pooled connection; a database problem names the database (never its

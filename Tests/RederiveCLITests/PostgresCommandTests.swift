@@ -183,6 +183,21 @@ struct PostgresCommandTests {
         #expect(try await store.liveWorkers().isEmpty)
     }
 
+    @Test func theDemoRunsOnAnEmptyDatabaseAndLeavesAFullOneAlone() async throws {
+        try await TestStore.postgres.withHarness { harness in
+            let url = try #require(harness.serverDatabase)
+            let demo = try await harness.rederive("demo", "--db", url, "--count", "60")
+            #expect(demo.status == 0, "\(demo.errors)")
+            #expect(demo.output.contains("run 1 completed: "), "\(demo.output)")
+            #expect(demo.output.contains("only that processor runs; its values are unchanged"))
+            #expect(try await harness.count("SELECT count(*) FROM room_scans") == 60)
+            let again = try await harness.rederive("demo", "--db", url, "--count", "60")
+            #expect(again.status == 1)
+            #expect(again.errors.contains("already holds records in room_scans"), "\(again.errors)")
+            #expect(try await harness.count("SELECT count(*) FROM room_scans") == 60)
+        }
+    }
+
     @Test func passwordsNeverShowAndSQLiteOnlyCommandsSaySo() async throws {
         let server = try PostgresServer.shared()
         try await CommandHarness.withHarness(serverDatabase: "postgres://postgres:hunter2@127.0.0.1:\(server.port)/no_such_database?sslmode=disable") { harness in
