@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Rederive
 import RederiveCLI
 import RoomScan
@@ -7,21 +6,22 @@ import Testing
 
 @Suite("rederive command line", .timeLimit(.minutes(5)))
 struct CommandLineTests {
-    @Test func importSkipsInvalidJSONNamingTheFileAndImportsTheRest() async throws {
-        try await CommandHarness.withHarness { harness in
+    @Test(arguments: TestStore.available)
+    func importSkipsInvalidJSONNamingTheFileAndImportsTheRest(store: TestStore) async throws {
+        try await store.withHarness { harness in
             let good = try harness.file("good.json", String(decoding: try RealExports.bytes(RealExports.names[0]), as: UTF8.self))
             let bad = try harness.file("bad.json", "{\"walls\": [")
             let outcome = try await harness.rederive("import", good, bad)
             #expect(outcome.status == 3)
             #expect(outcome.errors.contains("skipped \(bad): not valid JSON"))
             #expect(outcome.output.contains("1 new"))
-            let keys = try await harness.connection().read { db in try String.fetchAll(db, sql: "SELECT scan_id FROM room_scans") }
-            #expect(keys == ["good"])
+            #expect(try await harness.rows("SELECT scan_id FROM room_scans") == [["good"]])
         }
     }
 
-    @Test func reimportingReplacesOnlyChangedFiles() async throws {
-        try await CommandHarness.withHarness { harness in
+    @Test(arguments: TestStore.available)
+    func reimportingReplacesOnlyChangedFiles(store: TestStore) async throws {
+        try await store.withHarness { harness in
             let text = String(decoding: try RealExports.bytes(RealExports.names[1]), as: UTF8.self)
             let path = try harness.file("room.json", text)
             _ = try await harness.rederive("import", path)
@@ -38,8 +38,9 @@ struct CommandLineTests {
         }
     }
 
-    @Test func invalidateMakesTheNextRunDeriveOnlyThoseRecordsAndProcessors() async throws {
-        try await CommandHarness.withHarness { harness in
+    @Test(arguments: TestStore.available)
+    func invalidateMakesTheNextRunDeriveOnlyThoseRecordsAndProcessors(store: TestStore) async throws {
+        try await store.withHarness { harness in
             _ = try await harness.rederive("import", RealExports.exportsDirectory)
             _ = try await harness.rederive("run", "--progress", "none")
             let key = (RealExports.names[2] as NSString).deletingPathExtension
@@ -54,8 +55,9 @@ struct CommandLineTests {
         }
     }
 
-    @Test func progressJSONLinesDescribeTheRun() async throws {
-        try await CommandHarness.withHarness { harness in
+    @Test(arguments: TestStore.available)
+    func progressJSONLinesDescribeTheRun(store: TestStore) async throws {
+        try await store.withHarness { harness in
             _ = try await harness.rederive("import", RealExports.exportsDirectory)
             let run = try await harness.rederive("run", "--progress", "json", "--batch-size", "4")
             let events = run.output.split(separator: "\n").compactMap {
@@ -71,14 +73,15 @@ struct CommandLineTests {
         }
     }
 
-    @Test(arguments: [
+    @Test(arguments: TestStore.available, [
         (["run", "--processor", "nope"], "no processor named \"nope\""),
         (["status", "--pipeline", "nope"], "no pipeline named \"nope\""),
         (["invalidate", "--key", "missing"], "has no record with key \"missing\""),
         (["import", "/nonexistent/file.json"], "no such file or directory: /nonexistent/file.json"),
     ])
-    func badInputIsOneLineNamingWhatIsWrong(arguments: [String], message: String) async throws {
-        try await CommandHarness.withHarness { harness in
+    func badInputIsOneLineNamingWhatIsWrong(store: TestStore, input: (arguments: [String], message: String)) async throws {
+        let (arguments, message) = input
+        try await store.withHarness { harness in
             // An empty database, so that what is wrong is the input and not a missing file.
             _ = try await harness.rederive("run", "--progress", "none")
             let outcome = try await harness.rederive(arguments)
@@ -96,8 +99,9 @@ struct CommandLineTests {
         }
     }
 
-    @Test func historyListsRunsNewestFirst() async throws {
-        try await CommandHarness.withHarness { harness in
+    @Test(arguments: TestStore.available)
+    func historyListsRunsNewestFirst(store: TestStore) async throws {
+        try await store.withHarness { harness in
             _ = try await harness.rederive("import", RealExports.exportsDirectory)
             _ = try await harness.rederive("run", "--progress", "none", "--limit", "5")
             _ = try await harness.rederive("run", "--progress", "none")

@@ -10,8 +10,9 @@ import Testing
 /// dependents to derive inflates no payload (RederiveTests proves it reads none).
 @Suite("Dependent processors on the command line", .timeLimit(.minutes(5)))
 struct DependentCommandTests {
-    @Test func statusShowsWhatEachProcessorDerivesFrom() async throws {
-        try await CommandHarness.withHarness { harness in
+    @Test(arguments: TestStore.available)
+    func statusShowsWhatEachProcessorDerivesFrom(store: TestStore) async throws {
+        try await store.withHarness { harness in
             _ = try await harness.rederive("import", RealExports.exportsDirectory)
             let table = try await harness.rederive("status")
             let roomType = try #require(table.output.split(separator: "\n").first { $0.contains("room_type") })
@@ -28,8 +29,9 @@ struct DependentCommandTests {
         }
     }
 
-    @Test func invalidateDownstreamMarksTheDependentsToo() async throws {
-        try await CommandHarness.withHarness { harness in
+    @Test(arguments: TestStore.available)
+    func invalidateDownstreamMarksTheDependentsToo(store: TestStore) async throws {
+        try await store.withHarness { harness in
             _ = try await harness.rederive("import", RealExports.exportsDirectory)
             _ = try await harness.rederive("run", "--progress", "none")
             let records = RealExports.names.count
