@@ -55,7 +55,7 @@ struct PostgresPipelineSchema {
             WHERE g.tgrelid = to_regclass(\(check.bind(tables.table))) AND g.tgname = \(check.bind(tables.trackerName))
             """
         let installed = changes.createTable ? [] : try await connection.run(check, logger: logger).collect { try $0.decode(String.self) }
-        changes.replaceTrigger = installed.first != trackerBody
+        changes.replaceTrigger = installed.first != trackerBody(payloadType: changes.payloadType)
         return changes
     }
 
@@ -94,7 +94,7 @@ struct PostgresPipelineSchema {
             // SECURITY DEFINER: an app that writes payloads needs no rights on rederive's tables.
             try await execute("""
                 CREATE OR REPLACE FUNCTION \(name)() RETURNS trigger LANGUAGE plpgsql
-                SECURITY DEFINER SET search_path FROM CURRENT AS \(PostgresSQL.literal(trackerBody))
+                SECURITY DEFINER SET search_path FROM CURRENT AS \(PostgresSQL.literal(trackerBody(payloadType: changes.payloadType)))
                 """, connection, logger)
             try await execute("DROP TRIGGER IF EXISTS \(name) ON \(t.table)", connection, logger)
             try await execute("""
@@ -108,9 +108,11 @@ struct PostgresPipelineSchema {
     /// The trigger's PL/pgSQL: an inserted or replaced payload gets a new generation and makes the
     /// record's stamps and failures not current; a deleted record takes its bookkeeping with it (and
     /// its companion row, by the foreign key). Writing derived columns alone changes nothing.
-    var trackerBody: String {
+    func trackerBody(payloadType: String?) -> String {
         let t = tables
         let source = PostgresSQL.literal(pipeline.table)
+        // json has no equality operator: its payloads are compared as text.
+        let cast = payloadType == "json" ? "::text" : ""
         return """
 
             BEGIN
@@ -119,7 +121,7 @@ struct PostgresPipelineSchema {
                     DELETE FROM rederive_stamps WHERE source = \(source) AND record_id = OLD.\(t.id);
                     DELETE FROM rederive_failures WHERE source = \(source) AND record_id = OLD.\(t.id);
                 END IF;
-                IF TG_OP = 'INSERT' OR (TG_OP = 'UPDATE' AND (OLD.\(t.payload) IS DISTINCT FROM NEW.\(t.payload)
+                IF TG_OP = 'INSERT' OR (TG_OP = 'UPDATE' AND (OLD.\(t.payload)\(cast) IS DISTINCT FROM NEW.\(t.payload)\(cast)
                     OR OLD.\(t.id) IS DISTINCT FROM NEW.\(t.id))) THEN
                     INSERT INTO rederive_records (source, record_id, generation)
                     VALUES (\(source), NEW.\(t.id), nextval('rederive_generations'))

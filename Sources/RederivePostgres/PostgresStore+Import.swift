@@ -1,6 +1,7 @@
 #if PostgreSQL
 import PostgresNIO
 import Rederive
+import RederiveCodec
 
 /// Writing payloads under their keys, as `rederive import` and `generate` do.
 extension PostgresStore {
@@ -26,12 +27,20 @@ extension PostgresStore {
         for (name, payload) in payloads {
             if latest.updateValue(payload, forKey: name) == nil { order.append(name) }
         }
+        let column = try await payloadColumnType(tables)
         var statement = SQLStatement()
         let keys = statement.bind(order)
-        let bytes = statement.bind(order.map { ByteBuffer(bytes: latest[$0] ?? []) })
+        let incoming: String
+        if let column {
+            // A text or JSON column holds the JSON itself: compressed payloads are inflated first.
+            let texts = try order.map { key in try Self.text(of: latest[key] ?? [], key: key, in: pipeline, type: column) }
+            incoming = "unnest(\(keys), \(statement.bind(texts))::\(column)[]) AS i(key, payload)"
+        } else {
+            incoming = "unnest(\(keys), \(statement.bind(order.map { ByteBuffer(bytes: latest[$0] ?? []) }))) AS i(key, payload)"
+        }
         statement.sql = """
-            WITH incoming AS (SELECT * FROM unnest(\(keys), \(bytes)) AS i(key, payload)),
-            old AS (SELECT t.\(key) AS key, t.\(tables.payload) = i.payload AS same
+            WITH incoming AS (SELECT * FROM \(incoming)),
+            old AS (SELECT t.\(key) AS key, t.\(tables.payload)\(column == "json" ? "::text" : "") = i.payload\(column == "json" ? "::text" : "") AS same
                 FROM \(tables.table) t JOIN incoming i ON t.\(key) = i.key FOR UPDATE OF t),
             written AS (
                 INSERT INTO \(tables.table) (\(key), \(tables.payload))
@@ -46,6 +55,35 @@ extension PostgresStore {
             guard let (inserted, replaced, unchanged) = rows.first else { return ImportOutcome() }
             return ImportOutcome(inserted: Int(inserted), replaced: Int(replaced), unchanged: Int(unchanged))
         }
+    }
+
+    /// The payload column's type when it holds text rather than bytes (`text`, `json` or `jsonb`);
+    /// nil for `bytea`.
+    private func payloadColumnType(_ tables: PostgresPipelineTables) async throws -> String? {
+        let logger = self.logger
+        let columns = try await withConnection("read") { connection in
+            try await PostgresPipelineSchema.columns(of: tables.pipeline.table, connection, logger)
+        }
+        switch columns[tables.pipeline.payloadColumn] {
+        case "text", "character varying", "character": return "text"
+        case "json": return "json"
+        case "jsonb": return "jsonb"
+        default: return nil
+        }
+    }
+
+    /// A payload as the text a text or JSON column stores: inflated when compressed, and UTF-8.
+    private static func text(of payload: [UInt8], key: String, in pipeline: Pipeline, type: String) throws -> String {
+        let plain: [UInt8]
+        do {
+            plain = try PayloadCodec().decode(payload)
+        } catch {
+            throw RederiveError(.invalidArgument, "the payload of \"\(key)\" cannot be stored in \(pipeline.table).\(pipeline.payloadColumn) (\(type)): \(error)")
+        }
+        guard let text = String(validating: plain, as: UTF8.self), !text.contains("\u{0}") else {
+            throw RederiveError(.invalidArgument, "the payload of \"\(key)\" is not UTF-8 text, which \(pipeline.table).\(pipeline.payloadColumn) (\(type)) holds")
+        }
+        return text
     }
 }
 #endif
