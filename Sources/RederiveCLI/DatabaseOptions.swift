@@ -116,6 +116,12 @@ struct DatabaseOptions: ParsableArguments {
         )
     }
 
+    /// Throws, in one line, when ``databasePath`` is not a PostgreSQL URL.
+    func requirePostgres(for command: String, reason: String) throws {
+        guard !isPostgres else { return }
+        throw RederiveError(.invalidArgument, "rederive \(command) works on PostgreSQL databases only, not on \(databaseName): \(reason)")
+    }
+
     /// Throws, in one line, when ``databasePath`` is not a SQLite file.
     func requireSQLite(for command: String, alternative: String? = nil) throws {
         guard isPostgres else { return }

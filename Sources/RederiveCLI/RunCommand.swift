@@ -60,6 +60,12 @@ struct RunCommand: AsyncParsableCommand {
     ))
     var leaseDuration: Double = 15
 
+    @Flag(help: ArgumentHelp(
+        "Join the workers deriving a PostgreSQL database now; start nothing when none are.",
+        discussion: "Every `rederive run` on a PostgreSQL database already shares the work with the others; with this flag a process started late (by a script adding machines) ends at once instead of starting a run of its own when the others are done."
+    ))
+    var workersOnly = false
+
     @OptionGroup var safety: RunSafetyOptions
 
     @OptionGroup var report: DryRunReportOptions
@@ -75,6 +81,7 @@ struct RunCommand: AsyncParsableCommand {
         if let timeout, !(timeout > 0 && timeout.isFinite) { throw ValidationError("--timeout must be a positive number of seconds") }
         if !(leaseDuration >= 1 && leaseDuration.isFinite) { throw ValidationError("--lease-duration must be at least 1 second") }
         try report.validate(dryRun: safety.dryRun)
+        if workersOnly, safety.dryRun { throw ValidationError("--dry-run derives alone; it takes no --workers-only") }
     }
 
     func run() async throws {
@@ -97,7 +104,14 @@ struct RunCommand: AsyncParsableCommand {
         if safety.dryRun {
             return try await safety.preview(database, configuration: configuration, report: report, console: console)
         }
+        if workersOnly {
+            try database.requirePostgres(for: "run --workers-only", reason: "a SQLite database is derived by one process at a time")
+        }
         let store = try await database.openStore()
+        if workersOnly, try await store.liveWorkers().isEmpty {
+            console.line("no workers are deriving \(database.databaseName): nothing to join")
+            return
+        }
         let isolated = isolate
             ? IsolatedDeriver(
                 parallelism: parallel, executable: IsolatedDeriver.currentExecutable(),
@@ -145,7 +159,7 @@ struct RunCommand: AsyncParsableCommand {
             "\(Format.count(counts.failed)) failed",
         ]
         if counts.skipped > 0 {
-            parts.append("\(Format.count(counts.skipped)) skipped (payload changed during the run)")
+            parts.append("\(Format.count(counts.skipped)) skipped (not committed: the payload changed, or the lease was lost, during the run)")
         }
         return "run \(summary.runID) \(summary.status.rawValue): " + parts.joined(separator: ", ")
             + " in \(Format.seconds(summary.elapsed.secondsValue)) (\(Format.rate(summary.rate)) records/s)"

@@ -183,6 +183,36 @@ struct PostgresCommandTests {
         #expect(try await store.liveWorkers().isEmpty)
     }
 
+    @Test func workersOnlyJoinsARunInProgressAndStartsNoneAlone() async throws {
+        try await TestStore.postgres.withHarness { harness in
+            let url = try #require(harness.serverDatabase)
+            _ = try await harness.rederive("generate", "--count", "300", "--seed", "4")
+            let alone = try await harness.rederive("run", "--workers-only", "--progress", "none")
+            #expect(alone.status == 0, "\(alone.errors)")
+            #expect(alone.output.contains("no workers are deriving") && alone.output.contains("nothing to join"), "\(alone.output)")
+            #expect(try await harness.count("SELECT count(*) FROM rederive_runs") == 0)
+
+            let first = try RederiveProcess.start(
+                ["run", "--db", url, "--parallel", "1", "--batch-size", "10", "--max-rate", "100", "--progress", "none"], in: harness.directory
+            )
+            while try await harness.count("SELECT coalesce(sum(done), 0) FROM rederive_leases WHERE expires_at > now()") == 0, !first.hasEnded {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(!first.hasEnded, "the first worker ended before another could join")
+            let joined = try await harness.rederive("run", "--workers-only", "--progress", "none", "--batch-size", "10")
+            #expect(joined.status == 0, "\(joined.errors)")
+            #expect(try await first.wait().status == 0)
+            let runs = try await harness.rows("SELECT derived, unchanged, failed FROM rederive_runs ORDER BY id")
+            #expect(runs.count == 2 && runs.allSatisfy { Int($0[0]) ?? 0 > 0 }, "\(runs)")
+            #expect(runs.map { Int($0[0]) ?? 0 }.reduce(0, +) == 300, "\(runs)")
+        }
+        try await TestStore.sqlite.withHarness { harness in
+            let outcome = try await harness.rederive("run", "--workers-only")
+            #expect(outcome.status == 1)
+            #expect(outcome.errors.contains("works on PostgreSQL databases only"), "\(outcome.errors)")
+        }
+    }
+
     @Test func theDemoRunsOnAnEmptyDatabaseAndLeavesAFullOneAlone() async throws {
         try await TestStore.postgres.withHarness { harness in
             let url = try #require(harness.serverDatabase)
