@@ -23,8 +23,11 @@ import Synchronization
 /// derive at a time, a second run waits for the first (reporting ``ProgressEvent/waiting(_:)``) and then
 /// derives only what is still stale.
 ///
+/// A run cut off from the database past its lease's expiry loses its claims to other processes; when it
+/// is back, its late commits are skipped and it takes a new lease and goes on (``HeldLease``).
+///
 /// Only fatal problems throw (the store cannot be read or written, a processor name is unknown, the
-/// lease was lost). A record that does not inflate, decode or derive becomes a failure of that record
+/// lease was lost and another process holds the store's lease now). A record that does not inflate, decode or derive becomes a failure of that record
 /// and the run goes on. Cancelling the task stops the workers between records; what was derived is
 /// committed and the run is recorded as interrupted.
 public struct Runner: Sendable {
@@ -73,12 +76,17 @@ public struct Runner: Sendable {
         guard let lease = try await acquireLease() else {
             throw CancellationError()
         }
+        let held = HeldLease(lease)
         do {
-            let summary = try await withLease(lease) { try await deriveStale(plans, lease: lease) }
-            try await store.releaseLease(lease)
+            let summary = try await withLease(held) { try await deriveStale(plans, lease: held) }
+            for lease in await held.all {
+                try await store.releaseLease(lease)
+            }
             return summary
         } catch {
-            try? await store.releaseLease(lease)
+            for lease in await held.all {
+                try? await store.releaseLease(lease)
+            }
             throw error
         }
     }
@@ -105,12 +113,12 @@ public struct Runner: Sendable {
         }
     }
 
-    /// Runs `body` while a child task renews the lease. Renewal problems are left to the commits:
-    /// every commit is fenced by the lease, so a lost lease stops the run there.
-    private func withLease<T: Sendable>(_ lease: WorkerLease, _ body: @Sendable () async throws -> T) async throws -> T {
+    /// Runs `body` while a child task renews the lease. Renewal problems are left to the commits and
+    /// claims: every commit is fenced by the lease, and a claim that finds it lost takes a new one.
+    private func withLease<T: Sendable>(_ held: HeldLease, _ body: @Sendable () async throws -> T) async throws -> T {
         let store = self.store
         let logger = self.logger
-        let interval = lease.duration / 3
+        let interval = configuration.leaseDuration / 3
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {
                 while true {
@@ -120,7 +128,7 @@ public struct Runner: Sendable {
                         return nil
                     }
                     do {
-                        try await store.renewLease(lease)
+                        try await store.renewLease(await held.current)
                     } catch {
                         logger.warning("cannot renew the lease", metadata: ["error": "\(error)"])
                     }
@@ -131,7 +139,7 @@ public struct Runner: Sendable {
         }
     }
 
-    private func deriveStale(_ plans: [RunPlan], lease: WorkerLease) async throws -> RunSummary {
+    private func deriveStale(_ plans: [RunPlan], lease: HeldLease) async throws -> RunSummary {
         var pendingByPlan: [Int] = []
         for plan in plans {
             pendingByPlan.append(try await store.pendingCount(plan))
@@ -202,7 +210,7 @@ public struct Runner: Sendable {
 
     /// Derives one pipeline's pending records: `parallelism` workers claim, read and derive; the writer
     /// commits what they send.
-    private func derivePipeline(_ plan: RunPlan, lease: WorkerLease, shared: SharedWork, state: inout RunState) async throws {
+    private func derivePipeline(_ plan: RunPlan, lease: HeldLease, shared: SharedWork, state: inout RunState) async throws {
         let batchSize = configuration.maximumRate.map { max(1, min(configuration.batchSize, Int($0))) } ?? configuration.batchSize
         let workers = configuration.parallelism
         let channel = ResultChannel(capacity: 2 * batchSize)
@@ -263,7 +271,7 @@ public struct Runner: Sendable {
     /// only the worker deriving it, never the rest of its batch; and one worker reads the next batch
     /// while the others still derive, so reading and deriving overlap.
     private func work(
-        _ index: Int, _ plan: RunPlan, lease: WorkerLease, claimSize: Int, claimBytes: Int,
+        _ index: Int, _ plan: RunPlan, lease: HeldLease, claimSize: Int, claimBytes: Int,
         shared: SharedWork, channel: ResultChannel, thread: DerivationThread
     ) async throws -> Bool {
         let codec = PayloadCodec(maximumSize: configuration.maximumPayloadSize)
@@ -284,7 +292,10 @@ public struct Runner: Sendable {
                 var batch: [PendingRecord] = []
                 do {
                     if wanted > 0 {
-                        batch = try await store.claim(plan, limit: wanted, byteLimit: claimBytes, lease: lease)
+                        let store = self.store
+                        batch = try await withHeldLease(lease, plan) { held in
+                            try await store.claim(plan, limit: wanted, byteLimit: claimBytes, lease: held)
+                        }
                     }
                 } catch {
                     shared.claimed([], wanted: wanted, exhausted: true)
@@ -314,10 +325,34 @@ public struct Runner: Sendable {
         }
     }
 
+    /// Runs `body` (a claim or a commit) with the lease held now; when the store says that lease was
+    /// lost (the process was cut off past its expiry and others took its records over), takes a new
+    /// lease and runs `body` again with it. What a claim of the lost lease held is committed, fenced
+    /// by the new lease: accepted where the record is still this process's at the same generation.
+    private func withHeldLease<T: Sendable>(
+        _ held: HeldLease, _ plan: RunPlan, _ body: @Sendable (WorkerLease) async throws -> T
+    ) async throws -> T {
+        let lease = await held.current
+        do {
+            return try await body(lease)
+        } catch let error as RederiveError where error.code == .leaseLost {
+            let store = self.store
+            let worker = self.worker
+            let duration = configuration.leaseDuration
+            guard let fresh = try await held.replace(lease, acquire: { try await store.acquireLease(for: worker, duration: duration) }) else {
+                throw error
+            }
+            logger.warning("the lease was lost and its records taken over; deriving on with a new lease", metadata: [
+                "worker": "\(worker.description)", "pipeline": "\(plan.pipeline.name)",
+            ])
+            return try await body(fresh)
+        }
+    }
+
     /// The one writer: commits results as they arrive, a batch at a time or about every 100 ms, and
     /// reports progress after each commit. Ends when every worker is done and everything is committed.
     private func write(
-        _ plan: RunPlan, lease: WorkerLease, batchSize: Int, channel: ResultChannel, shared: SharedWork, run: RunState
+        _ plan: RunPlan, lease: HeldLease, batchSize: Int, channel: ResultChannel, shared: SharedWork, run: RunState
     ) async throws {
         var reportedOverdue: [Int64] = []
         while true {
@@ -341,7 +376,10 @@ public struct Runner: Sendable {
                 if let error = results.lazy.compactMap({ $0.valueCountError(in: plan.pipeline) }).first {
                     throw error
                 }
-                let counts = try await store.commit(results, plan: plan, runID: run.runID, lease: lease)
+                let store = self.store
+                let counts = try await withHeldLease(lease, plan) { held in
+                    try await store.commit(results, plan: plan, runID: run.runID, lease: held)
+                }
                 shared.commit(counts)
                 log(committed: results, counts: counts, plan: plan, runID: run.runID)
                 run.report(pipeline: plan.pipeline.name, progress: progress, counts: shared.committed, overdue: overdue)

@@ -1,0 +1,71 @@
+import Foundation
+import GRDB
+import Rederive
+import RederiveSQLite
+import Synchronization
+import Testing
+
+/// A run that finds its lease lost (it was cut off past the expiry, and its records were taken over)
+/// takes a new lease and goes on, unless another process holds the store's lease now.
+@Suite("Losing the lease mid-run", .timeLimit(.minutes(5)))
+struct LeaseRejoinTests {
+    /// A store whose lease is taken away (its row deleted, as a reaper does) before the claim number
+    /// `lostAt`, and which then says so, as a store that checks its lease on every claim does.
+    static func losingTheLease(_ base: SQLiteStore, path: String, at lostAt: Int, takenBy other: WorkerIdentity? = nil) -> InterceptingStore {
+        let claims = Mutex(0)
+        var store = InterceptingStore(base: base)
+        store.beforeClaim = {
+            let count = claims.withLock { $0 += 1; return $0 }
+            guard count == lostAt else { return }
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(30)
+            try DatabaseQueue(path: path, configuration: configuration).write { db in
+                try db.execute(sql: "DELETE FROM rederive_leases")
+                if let other {
+                    try db.execute(sql: """
+                        INSERT INTO rederive_leases (name, holder, host, process_id, token, acquired_at, renewed_at, expires_at)
+                        SELECT 'runner', ?, ?, ?, 'other', 0, 0, ?
+                        """, arguments: [other.description, other.host, other.processID, Date().timeIntervalSince1970 + 600])
+                }
+            }
+            throw RederiveError(.leaseLost, "the lease expired and its records were taken over")
+        }
+        return store
+    }
+
+    @Test func aRunWhoseLeaseWasReapedTakesANewOneAndDerivesEveryRecordOnce() async throws {
+        try await withTemporaryDatabase { path in
+            let test = TestPipeline()
+            try await prepare(test.pipeline, at: path)
+            try insertRecords(samples(200), into: path)
+            let base = try SQLiteStore(path: path)
+            var configuration = Runner.Configuration(parallelism: 3, batchSize: 10)
+            configuration.claimSize = 5
+            let store = Self.losingTheLease(base, path: path, at: 4)
+            let summary = try await Runner(store: store, pipelines: [test.pipeline], configuration: configuration).run()
+            #expect(summary.status == .completed)
+            #expect(summary.counts.derived == 200 && summary.counts.skipped == 0, "\(summary.counts)")
+            #expect(try await base.status(of: test.pipeline).allSatisfy { $0.upToDate == 200 })
+            // Both leases were given back.
+            let leases = try await DatabaseQueue(path: path).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM rederive_leases") }
+            #expect(leases == 0)
+        }
+    }
+
+    @Test func aRunWhoseLeaseAnotherProcessTookStopsWithTheLeaseLost() async throws {
+        try await withTemporaryDatabase { path in
+            let test = TestPipeline()
+            try await prepare(test.pipeline, at: path)
+            try insertRecords(samples(200), into: path)
+            let base = try SQLiteStore(path: path)
+            var configuration = Runner.Configuration(parallelism: 3, batchSize: 10)
+            configuration.claimSize = 5
+            let other = WorkerIdentity(host: "elsewhere", processID: 4242)
+            let store = Self.losingTheLease(base, path: path, at: 4, takenBy: other)
+            await #expect(throws: RederiveError.self) {
+                _ = try await Runner(store: store, pipelines: [test.pipeline], configuration: configuration).run()
+            }
+            #expect(try await base.runs(limit: 1).first?.status == .failed)
+        }
+    }
+}
