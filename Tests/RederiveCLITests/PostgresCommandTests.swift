@@ -75,8 +75,9 @@ struct PostgresCommandTests {
         return (try await reports(harness), try derivedValues(harness))
     }
 
-    /// Per key, every derived column as text (numbers as Swift prints them), from either store.
-    static func derivedValues(_ harness: CommandHarness) throws -> [String: [String]] {
+    /// Per key, every derived column as text (numbers as Swift prints them), from either store
+    /// (`server` holds the harness's PostgreSQL database; the shared cluster unless given).
+    static func derivedValues(_ harness: CommandHarness, server: PostgresServer? = nil) throws -> [String: [String]] {
         let columns = RoomScan.pipeline.outputColumns
         func text(_ raw: String?, _ type: ColumnType) -> String {
             guard let raw else { return "NULL" }
@@ -91,7 +92,7 @@ struct PostgresCommandTests {
         var values: [String: [String]] = [:]
         if let url = harness.serverDatabase {
             let database = String(url.split(separator: "/").last?.split(separator: "?").first ?? "")
-            let rows = try PostgresServer.shared().psqlRows(database, select)
+            let rows = try (server ?? PostgresServer.shared()).psqlRows(database, select)
             for row in rows {
                 values[row[0]] = zip(row.dropFirst(), columns).map { text($0 == PostgresServer.nullMarker ? nil : $0, $1.type) }
             }
@@ -217,7 +218,7 @@ extension PostgresServer {
     /// The rows of a query, tab-separated fields, NULL as ``nullMarker``.
     func psqlRows(_ database: String, _ sql: String) throws -> [[String]] {
         let output = try Self.run(
-            ["\(Self.binaries)/psql", "-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", database,
+            ["\(Self.binaries)/psql", "-h", host, "-p", String(port), "-U", "postgres", "-d", database,
              "-v", "ON_ERROR_STOP=1", "-A", "-t", "-q", "-F", "\t", "-P", "null=\(Self.nullMarker)", "-c", sql],
             asServer: false
         )
