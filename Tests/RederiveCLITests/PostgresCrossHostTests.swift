@@ -45,14 +45,22 @@ struct PostgresCrossHostTests {
                              "--lease-duration", "2", "--progress", "none"]
             let started = try (0..<3).map { try workers.start(arguments, wrapper: hosts.wrapper(worker: $0), in: harness.directory) }
             let (victim, cutOff, survivor) = (started[0], started[1], started[2])
-            func committed() throws -> [Int32: Int] {
-                try server.psqlRows(database, "SELECT process_id, done FROM rederive_leases").reduce(into: [:]) { done, row in
-                    done[Int32(row[0]) ?? 0, default: 0] += Int(row[1]) ?? 0
+            /// Per worker process with a lease: the records it committed, and those it holds claimed now.
+            func leases() throws -> [Int32: (done: Int, claimed: Int)] {
+                try server.psqlRows(database, """
+                    SELECT l.process_id, l.done, (SELECT count(*) FROM rederive_records r WHERE r.claimed_by = l.token)
+                    FROM rederive_leases l
+                    """).reduce(into: [:]) { leases, row in
+                    leases[Int32(row[0]) ?? 0] = (Int(row[1]) ?? 0, Int(row[2]) ?? 0)
                 }
             }
-            try await Self.waitUntil("every worker has committed a batch") {
-                let done = try committed()
-                return started.allSatisfy { done[$0.child.pid, default: 0] > 0 } || started.contains(where: \.hasEnded)
+            // Mid-run: every worker has committed, and the two about to be lost hold records that the
+            // survivor must take over.
+            try await Self.waitUntil("every worker has committed a batch, and the first two hold claims") {
+                let now = try leases()
+                let committed = started.allSatisfy { now[$0.child.pid]?.done ?? 0 > 0 }
+                let holding = [victim, cutOff].allSatisfy { now[$0.child.pid]?.claimed ?? 0 > 0 }
+                return committed && holding || started.contains(where: \.hasEnded)
             }
             let ended = started.filter(\.hasEnded).map(\.child.pid)
             try #require(ended.isEmpty, "workers \(ended) ended before the kill and the cut")
@@ -61,10 +69,13 @@ struct PostgresCrossHostTests {
             let killed = try await workers.finish(victim)
             #expect(killed.signaled && killed.status == SIGKILL)
 
+            try await Self.waitUntil("the worker about to be cut off holds claims") {
+                try leases()[cutOff.child.pid]?.claimed ?? 0 > 0 || cutOff.hasEnded
+            }
             try hosts.cut(worker: 1, cutOff)
             // Past its lease's expiry: the survivor reaped the lease and took its records over.
             try await Self.waitUntil("the cut-off worker's lease is taken over") {
-                try committed()[cutOff.child.pid] == nil
+                try leases()[cutOff.child.pid] == nil
             }
             try hosts.reconnect(worker: 1, cutOff)
             // Back, it learns at its next heartbeat, commit or claim that its lease is gone: a commit
