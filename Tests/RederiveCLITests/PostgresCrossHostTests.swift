@@ -54,27 +54,44 @@ struct PostgresCrossHostTests {
                     leases[Int32(row[0]) ?? 0] = (Int(row[1]) ?? 0, Int(row[2]) ?? 0)
                 }
             }
-            // Mid-run: every worker has committed, and the two about to be lost hold records that the
-            // survivor must take over.
-            try await Self.waitUntil("every worker has committed a batch, and the first two hold claims") {
-                let now = try leases()
-                let committed = started.allSatisfy { now[$0.child.pid]?.done ?? 0 > 0 }
-                let holding = [victim, cutOff].allSatisfy { now[$0.child.pid]?.claimed ?? 0 > 0 }
-                return committed && holding || started.contains(where: \.hasEnded)
+            /// What the workers and their sessions are doing, for a test that waits in vain.
+            func state() -> String {
+                let sessions = try? server.psqlRows(database, """
+                    SELECT pid, coalesce(host(client_addr), 'local'), state, coalesce(wait_event_type, ''), pg_blocking_pids(pid), left(query, 50)
+                    FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+                    """)
+                let running = started.map { "\($0.child.pid) \($0.hasEnded ? "ended" : "runs")" }
+                return "leases (pid: done, claimed): \((try? leases()).map { "\($0)" } ?? "?"); workers: \(running); sessions: \(sessions ?? [])"
             }
-            let ended = started.filter(\.hasEnded).map(\.child.pid)
-            try #require(ended.isEmpty, "workers \(ended) ended before the kill and the cut")
+            try await Self.waitUntil("every worker has committed a batch", state: state) {
+                let now = try leases()
+                return started.allSatisfy { now[$0.child.pid]?.done ?? 0 > 0 } || started.contains(where: \.hasEnded)
+            }
+            let ended = started.filter(\.hasEnded).map { "\($0.child.pid): \((try? $0.outputSoFar()) ?? "") \($0.errorsSoFar())" }
+            try #require(ended.isEmpty, "workers ended before the kill and the cut: \(ended)")
 
+            // Paced, a worker holds claims only briefly: each is stopped until it is caught holding
+            // some (else let go and caught again), so that the survivor has records to take over.
+            try await Self.catchHolding(victim, "the worker to kill", leases: leases, state: state, stop: {
+                _ = Glibc.kill(victim.child.pid, SIGSTOP)
+            }, resume: {
+                _ = Glibc.kill(victim.child.pid, SIGCONT)
+            })
             _ = Glibc.kill(victim.child.pid, SIGKILL)
             let killed = try await workers.finish(victim)
             #expect(killed.signaled && killed.status == SIGKILL)
 
-            try await Self.waitUntil("the worker about to be cut off holds claims") {
-                try leases()[cutOff.child.pid]?.claimed ?? 0 > 0 || cutOff.hasEnded
-            }
-            try hosts.cut(worker: 1, cutOff)
+            // Cut off between transactions: one cut mid-transaction holds locks that every other
+            // worker's claims wait for until it comes back (to be fixed in the store).
+            try await Self.catchHolding(cutOff, "the worker to cut off", leases: leases, state: state, stop: {
+                try hosts.cut(worker: 1, cutOff)
+            }, resume: {
+                try hosts.reconnect(worker: 1, cutOff)
+            }, idle: {
+                try hosts.sessionsIdle(ofWorker: 1, database: database)
+            })
             // Past its lease's expiry: the survivor reaped the lease and took its records over.
-            try await Self.waitUntil("the cut-off worker's lease is taken over") {
+            try await Self.waitUntil("the cut-off worker's lease is taken over", limit: .seconds(30), state: state) {
                 try leases()[cutOff.child.pid] == nil
             }
             try hosts.reconnect(worker: 1, cutOff)
@@ -112,13 +129,34 @@ struct PostgresCrossHostTests {
         }
     }
 
+    /// Stops `process` (by `stop`) until it is caught holding claimed records with every session
+    /// `idle` (out of a transaction), resuming it in between; fails the test if that takes past
+    /// `limit` or the process ends meanwhile.
+    static func catchHolding(
+        _ process: RederiveProcess, _ what: String, leases: () throws -> [Int32: (done: Int, claimed: Int)], state: () -> String,
+        limit: Duration = .seconds(120), stop: () throws -> Void, resume: () throws -> Void, idle: () throws -> Bool = { true }
+    ) async throws {
+        let deadline = ContinuousClock.now + limit
+        while true {
+            try stop()
+            if try leases()[process.child.pid]?.claimed ?? 0 > 0, try idle() { return }
+            try resume()
+            guard !process.hasEnded, ContinuousClock.now < deadline else {
+                throw ProcessError("\(what) was never caught holding claims; \(state())")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     /// Polls `condition` until it holds; fails the test if it still does not after `limit`, which
-    /// only a hang reaches.
-    static func waitUntil(_ what: String, limit: Duration = .seconds(120), _ condition: () throws -> Bool) async throws {
+    /// only a hang reaches, with what `state` says then.
+    static func waitUntil(
+        _ what: String, limit: Duration = .seconds(120), state: () -> String = { "" }, _ condition: () throws -> Bool
+    ) async throws {
         let deadline = ContinuousClock.now + limit
         while try !condition() {
             guard ContinuousClock.now < deadline else {
-                throw ProcessError("still waiting, after \(limit), until \(what)")
+                throw ProcessError("still waiting, after \(limit), until \(what); \(state())")
             }
             try await Task.sleep(for: .milliseconds(100))
         }
@@ -177,6 +215,15 @@ private struct CrossHosts {
         } else {
             _ = Glibc.kill(process.child.pid, SIGCONT)
         }
+    }
+
+    /// Whether no session of worker `index` is in a transaction. Only namespaces tell the workers'
+    /// sessions apart (by address); on loopback it is assumed.
+    func sessionsIdle(ofWorker index: Int, database: String) throws -> Bool {
+        guard let network else { return true }
+        return try server.psql(database, """
+            SELECT count(*) FROM pg_stat_activity WHERE client_addr = '\(network.workerAddress(index))' AND state <> 'idle'
+            """).trimmingCharacters(in: .whitespacesAndNewlines) == "0"
     }
 
     /// Stops the cluster started for the namespaces and deletes them; the shared cluster stays.
