@@ -139,10 +139,19 @@ struct PostgresCrossHostTests {
         idle: () throws -> Bool = { true }
     ) async throws {
         let deadline = ContinuousClock.now + limit
+        func caught() throws -> Bool {
+            guard let lease = try leases()[process.child.pid], lease.claimed > 0 || !holding else { return false }
+            return try idle()
+        }
         while true {
-            try stop()
-            if let lease = try leases()[process.child.pid], lease.claimed > 0 || !holding, try idle() { return }
-            try resume()
+            // Stopped only when it looks ready, and checked again once stopped: a cut that lands
+            // mid-statement is undone, and the worker's connections given time to recover.
+            if try caught() {
+                try stop()
+                if try caught() { return }
+                try resume()
+                try await Task.sleep(for: .milliseconds(500))
+            }
             guard !process.hasEnded, ContinuousClock.now < deadline else {
                 throw ProcessError("\(what) was never caught as required; \(state())")
             }
