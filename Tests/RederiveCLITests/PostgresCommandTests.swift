@@ -63,8 +63,9 @@ struct PostgresCommandTests {
         return (try await reports(harness), try derivedValues(harness))
     }
 
-    /// Per key, every derived column as text (numbers as Swift prints them), from either store.
-    static func derivedValues(_ harness: CommandHarness) throws -> [String: [String]] {
+    /// Per key, every derived column as text (numbers as Swift prints them), from either store
+    /// (`server` holds the harness's PostgreSQL database; the shared cluster unless given).
+    static func derivedValues(_ harness: CommandHarness, server: PostgresServer? = nil) throws -> [String: [String]] {
         let columns = RoomScan.pipeline.outputColumns
         func text(_ raw: String?, _ type: ColumnType) -> String {
             guard let raw else { return "NULL" }
@@ -78,7 +79,7 @@ struct PostgresCommandTests {
             + " FROM room_scans s JOIN room_scans_derived d ON d.id = s.id"
         var values: [String: [String]] = [:]
         if let database = harness.serverDatabaseName {
-            let rows = try PostgresServer.shared().psqlRows(database, select)
+            let rows = try (server ?? PostgresServer.shared()).psqlRows(database, select)
             for row in rows {
                 values[row[0]] = zip(row.dropFirst(), columns).map { text($0 == CommandHarness.nullText ? nil : $0, $1.type) }
             }
@@ -247,7 +248,7 @@ extension PostgresServer {
     /// The rows of a query, tab-separated fields, NULL as ``CommandHarness/nullText``.
     func psqlRows(_ database: String, _ sql: String) throws -> [[String]] {
         let output = try Self.run(
-            ["\(Self.binaries)/psql", "-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", database,
+            ["\(Self.binaries)/psql", "-h", host, "-p", String(port), "-U", "postgres", "-d", database,
              "-v", "ON_ERROR_STOP=1", "-A", "-t", "-q", "-F", "\t", "-P", "null=\(CommandHarness.nullText)", "-c", sql],
             asServer: false
         )

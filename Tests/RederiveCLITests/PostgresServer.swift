@@ -28,10 +28,14 @@ final class PostgresServer: Sendable {
 
     let directory: String
     let port: Int
+    /// Where `psql` and `createdb` reach the cluster from the tests: 127.0.0.1, or the directory of its
+    /// socket when it listens in a network namespace of its own.
+    let host: String
 
-    private init(directory: String, port: Int) {
+    init(directory: String, port: Int, host: String = "127.0.0.1") {
         self.directory = directory
         self.port = port
+        self.host = host
     }
 
     private static let started: Result<PostgresServer, ServerError> = Result { try start() }.mapError { $0 as? ServerError ?? ServerError("\($0)") }
@@ -44,7 +48,7 @@ final class PostgresServer: Sendable {
     /// A new, empty database on the cluster, as a URL for `--db`.
     func makeDatabase() throws -> String {
         let name = "rederive_test_\(UUID().uuidString.prefix(8).lowercased())"
-        try Self.run(["\(Self.binaries)/createdb", "-h", "127.0.0.1", "-p", String(port), "-U", "postgres", name], asServer: false)
+        try Self.run(["\(Self.binaries)/createdb", "-h", host, "-p", String(port), "-U", "postgres", name], asServer: false)
         return url(database: name)
     }
 
@@ -56,24 +60,17 @@ final class PostgresServer: Sendable {
     @discardableResult
     func psql(_ database: String, _ sql: String) throws -> String {
         try Self.run(
-            ["\(Self.binaries)/psql", "-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", database,
+            ["\(Self.binaries)/psql", "-h", host, "-p", String(port), "-U", "postgres", "-d", database,
              "-v", "ON_ERROR_STOP=1", "-A", "-t", "-q", "-c", sql],
             asServer: false
         )
     }
 
     private static func start() throws -> PostgresServer {
-        guard binariesPresent else { throw ServerError("\(skipReason)") }
         let asRoot = geteuid() == 0
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rederive-pg-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        if asRoot {
-            // The server runs as postgres: it owns the cluster's directory.
-            try run(["/bin/chown", "postgres:postgres", directory], asServer: false)
-        }
+        let directory = try initializeCluster()
         let port = try freePort()
         let data = "\(directory)/data"
-        try run(["\(binaries)/initdb", "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"], asServer: asRoot)
         try run([
             "\(binaries)/pg_ctl", "-D", data, "-l", "\(directory)/server.log", "-w", "-t", "60",
             "-o", "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200",
@@ -85,6 +82,20 @@ final class PostgresServer: Sendable {
             server.stop()
         }
         return server
+    }
+
+    /// A new cluster's directory, its data in `data`, owned by the user the server runs as.
+    static func initializeCluster() throws -> String {
+        guard binariesPresent else { throw ServerError("\(skipReason)") }
+        let asRoot = geteuid() == 0
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rederive-pg-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        if asRoot {
+            // The server runs as postgres: it owns the cluster's directory.
+            try run(["/bin/chown", "postgres:postgres", directory], asServer: false)
+        }
+        try run(["\(binaries)/initdb", "-D", "\(directory)/data", "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"], asServer: asRoot)
+        return directory
     }
 
     /// Stops the cluster at once and deletes its directory.

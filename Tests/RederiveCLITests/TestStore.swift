@@ -50,7 +50,7 @@ extension CommandHarness {
             defer { try? FileManager.default.removeItem(at: file) }
             let server = try PostgresServer.shared()
             try PostgresServer.run(
-                ["\(PostgresServer.binaries)/psql", "-h", "127.0.0.1", "-p", String(server.port), "-U", "postgres", "-d", name,
+                ["\(PostgresServer.binaries)/psql", "-h", server.host, "-p", String(server.port), "-U", "postgres", "-d", name,
                  "-v", "ON_ERROR_STOP=1", "-q", "-f", file.path],
                 asServer: false
             )
