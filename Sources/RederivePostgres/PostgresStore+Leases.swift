@@ -13,7 +13,8 @@ extension PostgresStore {
         statement.sql = """
             INSERT INTO rederive_leases (token, holder, host, process_id, acquired_at, renewed_at, expires_at)
             VALUES (\(statement.bind(token)), \(statement.bind(worker.description)), \(statement.bind(worker.host)),
-                \(statement.bind(worker.processID)), now(), now(), now() + make_interval(secs => \(statement.bind(duration.secondsValue))))
+                \(statement.bind(worker.processID)), clock_timestamp(), clock_timestamp(),
+                clock_timestamp() + make_interval(secs => \(statement.bind(duration.secondsValue))))
             """
         let logger = self.logger
         _ = try await withConnection("take a lease on") { connection in
@@ -46,23 +47,36 @@ extension PostgresStore {
         }
     }
 
-    /// Extends the lease by its duration unless it was reaped; false when it was.
+    /// Extends the lease by its duration unless it was reaped; false when it was. The expiry counts
+    /// from the moment of renewal (`clock_timestamp()`), not from the start of the transaction, which
+    /// may have waited.
     static func renew(_ lease: WorkerLease, _ connection: PostgresConnection, _ logger: Logger, done: Int = 0) async throws -> Bool {
         var statement = SQLStatement()
         statement.sql = """
-            UPDATE rederive_leases SET renewed_at = now(),
-                expires_at = now() + make_interval(secs => \(statement.bind(lease.duration.secondsValue))),
+            UPDATE rederive_leases SET renewed_at = clock_timestamp(),
+                expires_at = clock_timestamp() + make_interval(secs => \(statement.bind(lease.duration.secondsValue))),
                 done = done + \(statement.bind(Int64(done)))
             WHERE token = \(statement.bind(lease.token)) RETURNING 1
             """
         return try await !connection.run(statement, logger: logger).collect { _ in () }.isEmpty
     }
 
-    /// Deletes every expired lease and frees the records it held claimed, so that others derive them.
+    /// Deletes the expired leases and frees the records claimed by leases that are gone, so that
+    /// others derive them. Never waits: a lease or record locked by a transaction still open (a worker
+    /// cut off mid-commit, whose session the server ends after `idle_in_transaction_session_timeout`)
+    /// is left for a later claim.
     static func reapExpiredLeases(_ connection: PostgresConnection, _ logger: Logger) async throws {
         try await connection.query("""
-            WITH dead AS (DELETE FROM rederive_leases WHERE expires_at < now() RETURNING token)
-            UPDATE rederive_records SET claimed_by = NULL WHERE claimed_by IN (SELECT token FROM dead)
+            DELETE FROM rederive_leases WHERE token IN (
+                SELECT token FROM rederive_leases WHERE expires_at < clock_timestamp() FOR UPDATE SKIP LOCKED)
+            """, logger: logger)
+        try await connection.query("""
+            UPDATE rederive_records r SET claimed_by = NULL FROM (
+                SELECT x.source, x.record_id FROM rederive_records x
+                WHERE x.claimed_by IS NOT NULL AND NOT EXISTS (SELECT 1 FROM rederive_leases l WHERE l.token = x.claimed_by)
+                FOR UPDATE OF x SKIP LOCKED
+            ) orphaned
+            WHERE r.source = orphaned.source AND r.record_id = orphaned.record_id
             """, logger: logger)
     }
 
@@ -79,7 +93,7 @@ extension PostgresStore {
             try await connection.query("""
                 SELECT l.host, l.process_id, l.done, l.renewed_at, l.expires_at,
                     (SELECT count(*) FROM rederive_records r WHERE r.claimed_by = l.token)
-                FROM rederive_leases l WHERE l.expires_at >= now() ORDER BY l.acquired_at
+                FROM rederive_leases l WHERE l.expires_at >= clock_timestamp() ORDER BY l.acquired_at
                 """, logger: logger).collect { row in
                 let (host, pid, done, renewed, expires, claimed) = try row.decode((String, Int32, Int64, Date, Date, Int64).self)
                 return WorkerStatus(

@@ -62,6 +62,7 @@ public final class PostgresStore: Sendable {
         )
         configuration.options.maximumConnections = 24
         configuration.options.connectTimeout = .seconds(10)
+        configuration.options.additionalStartupParameters = Self.sessionSettings
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         running = Task { await client.run() }
@@ -83,6 +84,18 @@ public final class PostgresStore: Sendable {
     }
 
     public static let silent = Logger(label: "rederive.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// What every session of rederive's sets on the server. A worker cut off from the network in the
+    /// middle of a transaction would hold its locks until the server noticed, two hours by TCP's
+    /// defaults: the server ends such a session after 30 s idle in its transaction, and finds a dead
+    /// peer by keepalive within about 30 s, so that its locks are released and its records taken over.
+    static let sessionSettings: [(String, String)] = [
+        ("idle_in_transaction_session_timeout", "30s"),
+        ("tcp_keepalives_idle", "15"),
+        ("tcp_keepalives_interval", "5"),
+        ("tcp_keepalives_count", "3"),
+        ("application_name", "rederive"),
+    ]
 
     /// The client side of `location`'s sslmode; nil when it is `disable`. `require` checks no
     /// certificate, as libpq's does unless a root certificate is given.

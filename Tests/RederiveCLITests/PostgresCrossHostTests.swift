@@ -81,9 +81,9 @@ struct PostgresCrossHostTests {
             let killed = try await workers.finish(victim)
             #expect(killed.signaled && killed.status == SIGKILL)
 
-            // Cut off between transactions (holding claims or not: it rarely does out of one): one cut
-            // mid-transaction holds locks that every other worker's claims wait for until it comes
-            // back (to be fixed in the store).
+            // Cut off between transactions (holding claims or not: it rarely does out of one), so that
+            // its lease expires on time: a session cut mid-transaction keeps its locks, which claims
+            // skip, until the server ends it (idle_in_transaction_session_timeout, 30 s).
             try await Self.catchHolding(cutOff, "the worker to cut off", holding: false, leases: leases, state: state, stop: {
                 try hosts.cut(worker: 1, cutOff)
             }, resume: {
@@ -96,23 +96,20 @@ struct PostgresCrossHostTests {
                 try leases()[cutOff.child.pid] == nil
             }
             try hosts.reconnect(worker: 1, cutOff)
-            // Back, it learns at its next heartbeat, commit or claim that its lease is gone: a commit
-            // in flight is rejected (counted as skipped), and it stops, committing nothing more.
+            // Back, it learns at its next commit or claim that its lease is gone: a commit in flight is
+            // rejected (counted as skipped), and it takes a new lease and derives on with the others.
             let returned = try await workers.finish(cutOff)
-            #expect(!returned.signaled && returned.status == 1, "\(returned.output) \(returned.errors)")
-            let lost = "rederive: the lease of pid \(cutOff.child.pid) on "
-            #expect(returned.errors.hasPrefix(lost) && returned.errors.hasSuffix(
-                " expired and its records were taken over; nothing more is committed\n"
-            ) && returned.errors.count(where: { $0 == "\n" }) == 1, "\(returned.errors)")
+            #expect(!returned.signaled && [0, 3].contains(returned.status), "\(returned.output) \(returned.errors)")
+            #expect(returned.errors.isEmpty, "\(returned.errors)")
 
             let finished = try await workers.finish(survivor)
             #expect(finished.status == 3, "\(finished.output) \(finished.errors)")
 
-            // The killed worker's run stays running; the returning worker's failed, with the records it
-            // committed before the cut and those it was refused after (skipped).
+            // The killed worker's run stays running; the others completed, the returning worker's with
+            // the records it was refused after the cut counted as skipped.
             let runs = try server.psqlRows(database, "SELECT status, skipped FROM rederive_runs ORDER BY status")
-            #expect(runs.map(\.[0]) == ["completed", "failed", "running"], "\(runs)")
-            #expect(runs.filter { $0[0] != "failed" }.allSatisfy { $0[1] == "0" }, "\(runs)")
+            #expect(runs.map(\.[0]) == ["completed", "completed", "running"], "\(runs)")
+            #expect(runs.filter { $0[1] != "0" }.count <= 1, "only the returning worker's run may have skipped: \(runs)")
             // Each record was committed once: the runs' counts (the killed one's included, since every
             // commit adds to its run) sum to the corpus, and nothing was derived a second time.
             let totals = try server.psql(database, "SELECT sum(derived + failed), sum(unchanged), count(*) FROM rederive_runs")
