@@ -185,10 +185,24 @@ struct PostgresProblem: Error, Sendable, CustomStringConvertible {
             if let state = info[.sqlState] { text += " [SQLSTATE \(state)]" }
             description = text
         } else if let underlying = error.underlying {
-            description = "\(error.code): \(underlying)"
+            description = Self.tls(underlying) ?? "\(error.code): \(underlying)"
         } else {
             description = "\(error.code)"
         }
+    }
+}
+
+extension PostgresProblem {
+    /// A TLS handshake's failure in the words of `sslmode`, rather than BoringSSL's.
+    static func tls(_ error: any Error) -> String? {
+        let text = "\(error)"
+        if text.contains("failedToValidateHostname") {
+            return "TLS: the server's certificate is not for the host connected to (sslmode=verify-full checks the host name; verify-ca does not)"
+        }
+        if text.contains("CERTIFICATE_VERIFY_FAILED") {
+            return "TLS: the server's certificate is not signed by a trusted authority (sslrootcert, or the system's roots)"
+        }
+        return nil
     }
 }
 

@@ -105,7 +105,7 @@ final class PostgresServer: Sendable {
     }
 
     /// A TCP port no one listens on now.
-    private static func freePort() throws -> Int {
+    static func freePort() throws -> Int {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(socket) }
         var address = sockaddr_in()
