@@ -24,7 +24,7 @@ import Synchronization
 /// derives only what is still stale.
 ///
 /// A run cut off from the database past its lease's expiry loses its claims to other processes; when it
-/// is back, its late commits are skipped and it takes a new lease and goes on (``HeldLease``).
+/// is back, its late commits are skipped and it takes a new lease and goes on.
 ///
 /// Only fatal problems throw (the store cannot be read or written, a processor name is unknown, the
 /// lease was lost and another process holds the store's lease now). A record that does not inflate, decode or derive becomes a failure of that record

@@ -9,7 +9,7 @@ public protocol StoreAdministration: Sendable {
     /// stale again for those records. Processors that read a restored processor's values become stale
     /// for its records, unless restored as well.
     ///
-    /// - Throws: ``RederiveError`` of kind ``RederiveError/Kind/unknownName`` when no such run is recorded.
+    /// - Throws: ``RederiveError`` with code ``RederiveError/Code/unknownName`` when no such run is recorded.
     func rollback(run runID: Int64, pipelines: [Pipeline]) async throws -> RollbackReport
 
     /// Clears a pipeline's derived state, for development before an app ships: stamps, failures and
