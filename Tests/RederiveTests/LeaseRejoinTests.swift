@@ -33,7 +33,11 @@ struct LeaseRejoinTests {
         return store
     }
 
-    @Test func aRunWhoseLeaseWasReapedTakesANewOneAndDerivesEveryRecordOnce() async throws {
+    /// Runs 200 records with three workers on a store that loses the lease at the fourth claim, to
+    /// `other` when given; `check` sees the run's outcome and the store beneath.
+    static func runLosingTheLease(
+        takenBy other: WorkerIdentity? = nil, _ check: (Result<RunSummary, any Error>, SQLiteStore, String) async throws -> Void
+    ) async throws {
         try await withTemporaryDatabase { path in
             let test = TestPipeline()
             try await prepare(test.pipeline, at: path)
@@ -41,11 +45,24 @@ struct LeaseRejoinTests {
             let base = try SQLiteStore(path: path)
             var configuration = Runner.Configuration(parallelism: 3, batchSize: 10)
             configuration.claimSize = 5
-            let store = Self.losingTheLease(base, path: path, at: 4)
-            let summary = try await Runner(store: store, pipelines: [test.pipeline], configuration: configuration).run()
+            let store = losingTheLease(base, path: path, at: 4, takenBy: other)
+            let runner = Runner(store: store, pipelines: [test.pipeline], configuration: configuration)
+            let outcome: Result<RunSummary, any Error>
+            do {
+                outcome = .success(try await runner.run())
+            } catch {
+                outcome = .failure(error)
+            }
+            try await check(outcome, base, path)
+        }
+    }
+
+    @Test func aRunWhoseLeaseWasReapedTakesANewOneAndDerivesEveryRecordOnce() async throws {
+        try await Self.runLosingTheLease { outcome, base, path in
+            let summary = try outcome.get()
             #expect(summary.status == .completed)
             #expect(summary.counts.derived == 200 && summary.counts.skipped == 0, "\(summary.counts)")
-            #expect(try await base.status(of: test.pipeline).allSatisfy { $0.upToDate == 200 })
+            #expect(try await base.status(of: TestPipeline().pipeline).allSatisfy { $0.upToDate == 200 })
             // Both leases were given back.
             let leases = try await DatabaseQueue(path: path).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM rederive_leases") }
             #expect(leases == 0)
@@ -53,18 +70,8 @@ struct LeaseRejoinTests {
     }
 
     @Test func aRunWhoseLeaseAnotherProcessTookStopsWithTheLeaseLost() async throws {
-        try await withTemporaryDatabase { path in
-            let test = TestPipeline()
-            try await prepare(test.pipeline, at: path)
-            try insertRecords(samples(200), into: path)
-            let base = try SQLiteStore(path: path)
-            var configuration = Runner.Configuration(parallelism: 3, batchSize: 10)
-            configuration.claimSize = 5
-            let other = WorkerIdentity(host: "elsewhere", processID: 4242)
-            let store = Self.losingTheLease(base, path: path, at: 4, takenBy: other)
-            await #expect(throws: RederiveError.self) {
-                _ = try await Runner(store: store, pipelines: [test.pipeline], configuration: configuration).run()
-            }
+        try await Self.runLosingTheLease(takenBy: WorkerIdentity(host: "elsewhere", processID: 4242)) { outcome, base, _ async throws in
+            #expect(throws: RederiveError.self) { try outcome.get() }
             #expect(try await base.runs(limit: 1).first?.status == .failed)
         }
     }
