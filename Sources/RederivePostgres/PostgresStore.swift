@@ -184,6 +184,8 @@ struct PostgresProblem: Error, Sendable, CustomStringConvertible {
             if let detail = info[.detail] { text += " (\(detail))" }
             if let state = info[.sqlState] { text += " [SQLSTATE \(state)]" }
             description = text
+        } else if error.code == .authMechanismRequiresPassword {
+            description = "the server asks for a password: set $PGPASSWORD, or add the database to ~/.pgpass (host:port:database:user:password)"
         } else if let underlying = error.underlying {
             description = Self.tls(underlying) ?? "\(error.code): \(underlying)"
         } else {
