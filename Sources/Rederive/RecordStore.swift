@@ -18,6 +18,15 @@ public protocol RecordStore: Sendable {
     /// Records how a run ended.
     func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts) async throws
 
+    /// Records the run that `lease`'s process derives and returns its id: on a store many processes
+    /// derive at once, the run other live processes derive with the same processors, which it joins;
+    /// otherwise a new one (the default).
+    func startRun(processors: [ProcessorVersion], lease: WorkerLease) async throws -> Int64
+
+    /// Records that `lease`'s process is done with a run. The run ends with `status` when no other
+    /// live process derives it; by default, at once.
+    func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts, lease: WorkerLease) async throws
+
     /// How many records the plan would derive.
     func pendingCount(_ plan: RunPlan) async throws -> Int
 
@@ -47,4 +56,14 @@ public protocol RecordStore: Sendable {
     /// lease, nothing is stored unless the lease is still this process's: a commit after the lease was
     /// lost throws ``RederiveError/Code/leaseLost``.
     func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> RunCounts
+}
+
+extension RecordStore {
+    public func startRun(processors: [ProcessorVersion], lease: WorkerLease) async throws -> Int64 {
+        try await startRun(processors: processors)
+    }
+
+    public func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts, lease: WorkerLease) async throws {
+        try await finishRun(runID, status: status, counts: counts)
+    }
 }

@@ -152,7 +152,7 @@ public struct Runner: Sendable {
         let versions = plans.flatMap { plan in
             plan.processors.map { ProcessorVersion(pipeline: plan.pipeline.name, name: $0.name, version: $0.version) }
         }
-        let runID = try await store.startRun(processors: versions)
+        let runID = try await store.startRun(processors: versions, lease: await lease.current)
         logger.info("run started", metadata: [
             "run": "\(runID)", "pending": "\(pending)", "pipelines": "\(plans.map(\.pipeline.name).joined(separator: ","))",
             "worker": "\(worker.description)",
@@ -172,11 +172,11 @@ public struct Runner: Sendable {
             status = state.interrupted ? .interrupted : .completed
         } catch {
             logger.error("run failed", metadata: ["run": "\(runID)", "error": "\(error)"])
-            try? await store.finishRun(runID, status: .failed, counts: shared.committed)
+            try? await store.finishRun(runID, status: .failed, counts: shared.committed, lease: await lease.current)
             throw error
         }
         let counts = shared.committed
-        try await store.finishRun(runID, status: status, counts: counts)
+        try await store.finishRun(runID, status: status, counts: counts, lease: await lease.current)
         let summary = RunSummary(
             runID: runID, status: status, pending: pending, counts: counts, elapsed: state.elapsed,
             overdue: shared.overdue(after: configuration.recordTimeout)

@@ -16,7 +16,8 @@ import Rederive
 /// - `rederive_failures`: per record, pipeline and processor that failed, as on SQLite; rows exist only
 ///   for failures.
 /// - `rederive_runs`: every run, whose counts each commit adds to, so a run killed mid-way still says
-///   what it committed.
+///   what it committed. Workers that derive the same processors at once share one run: a worker
+///   starting while others derive joins theirs, and the last to finish ends it.
 /// - `rederive_leases`: one row per worker process deriving now: host, pid, token, heartbeat, expiry,
 ///   records committed.
 /// - `rederive_replaced`: for rollback, **one row per record whose values a run changed**: the
@@ -101,6 +102,8 @@ enum PostgresSchema {
             done bigint NOT NULL DEFAULT 0
         )
         """,
+        // The run a worker derives: workers started alike join one run (PostgresStore.startRun).
+        "ALTER TABLE rederive_leases ADD COLUMN IF NOT EXISTS run_id bigint",
         """
         CREATE TABLE IF NOT EXISTS rederive_replaced (
             run_id bigint NOT NULL,

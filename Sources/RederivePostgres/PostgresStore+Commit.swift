@@ -239,7 +239,7 @@ struct PostgresBatchWriter {
     }
 
     /// One stamp row per record, merged processor by processor with what it held.
-    func writeStamps(_ stamps: [(Int64, String)], _ connection: PostgresConnection, _ logger: Logger) async throws {
+    private func writeStamps(_ stamps: [(Int64, String)], _ connection: PostgresConnection, _ logger: Logger) async throws {
         guard !stamps.isEmpty else { return }
         var statement = SQLStatement()
         let pipeline = statement.bind(tables.pipeline.name)

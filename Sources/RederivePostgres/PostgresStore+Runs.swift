@@ -36,6 +36,66 @@ extension PostgresStore {
         }
     }
 
+    /// Joins the run that other live workers derive with the same processors, or records a new one:
+    /// the workers of one job, on however many hosts, share one run in `history`, whose counts they
+    /// all add to and which `rollback` undoes as a whole.
+    public func startRun(processors: [ProcessorVersion], lease: WorkerLease) async throws -> Int64 {
+        let processorsJSON = String(decoding: try JSONEncoder().encode(processors), as: UTF8.self)
+        let logger = self.logger
+        let keep = Int64(replacedValuesRunLimit)
+        return try await transaction("record a run in") { connection in
+            // One worker at a time decides whether to join or start.
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtext('rederive runs'))", logger: logger)
+            var join = SQLStatement()
+            join.sql = """
+                SELECT r.id FROM rederive_runs r
+                WHERE r.status = \(join.bind(RunStatus.running.rawValue)) AND r.processors = \(join.bind(processorsJSON, as: "jsonb"))
+                AND EXISTS (SELECT 1 FROM rederive_leases l WHERE l.run_id = r.id AND l.token <> \(join.bind(lease.token))
+                    AND l.expires_at > clock_timestamp())
+                ORDER BY r.id DESC LIMIT 1
+                """
+            var runID = try await connection.run(join, logger: logger).collect { try $0.decode(Int64.self) }.first
+            if runID == nil {
+                var start = SQLStatement()
+                start.sql = """
+                    INSERT INTO rederive_runs (started_at, status, processors)
+                    VALUES (now(), \(start.bind(RunStatus.running.rawValue)), \(start.bind(processorsJSON, as: "jsonb"))) RETURNING id
+                    """
+                let id = try await connection.run(start, logger: logger).collect { try $0.decode(Int64.self) }.first ?? 0
+                // Only the newest runs can be rolled back.
+                var prune = SQLStatement()
+                prune.sql = "DELETE FROM rederive_replaced WHERE run_id <= \(prune.bind(id - keep))"
+                try await connection.run(prune, logger: logger)
+                runID = id
+            }
+            var attach = SQLStatement()
+            attach.sql = "UPDATE rederive_leases SET run_id = \(attach.bind(runID ?? 0)) WHERE token = \(attach.bind(lease.token))"
+            try await connection.run(attach, logger: logger)
+            return runID ?? 0
+        }
+    }
+
+    /// Leaves the run; the last live worker to leave ends it with its status.
+    public func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts, lease: WorkerLease) async throws {
+        let logger = self.logger
+        try await transaction("record a run in") { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtext('rederive runs'))", logger: logger)
+            var leave = SQLStatement()
+            leave.sql = "UPDATE rederive_leases SET run_id = NULL WHERE token = \(leave.bind(lease.token))"
+            try await connection.run(leave, logger: logger)
+            var others = SQLStatement()
+            others.sql = """
+                SELECT count(*) FROM rederive_leases WHERE run_id = \(others.bind(runID)) AND expires_at > clock_timestamp()
+                """
+            guard try await connection.count(others, logger: logger) == 0 else { return }
+            var end = SQLStatement()
+            end.sql = """
+                UPDATE rederive_runs SET ended_at = now(), status = \(end.bind(status.rawValue)) WHERE id = \(end.bind(runID))
+                """
+            try await connection.run(end, logger: logger)
+        }
+    }
+
     public func runs(limit: Int?) async throws -> [RunHistoryEntry] {
         var statement = SQLStatement()
         statement.sql = """

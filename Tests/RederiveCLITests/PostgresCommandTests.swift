@@ -133,11 +133,12 @@ struct PostgresCommandTests {
                 let outcome = try await worker.wait()
                 #expect(outcome.status == 3, "\(outcome.output) \(outcome.errors)")
             }
-            // Each record was committed once: the runs' counts (the killed one's included, since every
-            // commit adds to its run) sum to the corpus, and nothing was derived a second time.
-            let totals = try server.psql(database, "SELECT sum(derived + failed), sum(unchanged), count(*) FROM rederive_runs")
+            // The three workers shared one run. Each record was committed once: the run's counts (the
+            // killed worker's commits included, since every commit adds to the run) sum to the corpus,
+            // and nothing was derived a second time.
+            let totals = try server.psql(database, "SELECT sum(derived + failed), sum(unchanged), count(*), min(status) FROM rederive_runs")
                 .trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|").map(String.init)
-            #expect(totals == [String(count), "0", "3"], "\(totals)")
+            #expect(totals == [String(count), "0", "1", "completed"], "\(totals)")
             let leftovers = try server.psql(database, """
                 SELECT (SELECT count(*) FROM rederive_records WHERE claimed_by IS NOT NULL)
                     + (SELECT count(*) FROM rederive_leases WHERE expires_at > now())
@@ -202,10 +203,17 @@ struct PostgresCommandTests {
             #expect(!first.hasEnded, "the first worker ended before another could join")
             let joined = try await harness.rederive("run", "--workers-only", "--progress", "none", "--batch-size", "10")
             #expect(joined.status == 0, "\(joined.errors)")
-            #expect(try await first.wait().status == 0)
-            let runs = try await harness.rows("SELECT derived, unchanged, failed FROM rederive_runs ORDER BY id")
-            #expect(runs.count == 2 && runs.allSatisfy { Int($0[0]) ?? 0 > 0 }, "\(runs)")
-            #expect(runs.map { Int($0[0]) ?? 0 }.reduce(0, +) == 300, "\(runs)")
+            let firstOutcome = try await first.wait()
+            #expect(firstOutcome.status == 0)
+            // One run, which both derived a share of.
+            let runs = try await harness.rows("SELECT id, derived, status FROM rederive_runs")
+            #expect(runs == [["1", "300", "completed"]], "\(runs)")
+            func share(_ output: String) -> Int? {
+                output.split(separator: " ").firstIndex(of: "derived,").flatMap { Int(output.split(separator: " ")[$0 - 1]) }
+            }
+            let shares = [share(firstOutcome.output), share(joined.output)]
+            #expect(joined.output.hasPrefix("run 1 completed: ") && firstOutcome.output.hasPrefix("run 1 completed: "), "\(joined.output)")
+            #expect(shares.allSatisfy { ($0 ?? 0) > 0 } && shares.compactMap { $0 }.reduce(0, +) == 300, "\(shares)")
         }
         try await TestStore.sqlite.withHarness { harness in
             let outcome = try await harness.rederive("run", "--workers-only")
