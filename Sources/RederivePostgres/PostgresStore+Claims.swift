@@ -12,7 +12,9 @@ import Rederive
 /// for records freed by a lease that expired. While other live workers still hold stale records, it
 /// waits for them rather than ending: if they die, their leases expire and their records come back.
 extension PostgresStore {
-    /// How often a worker with nothing to claim looks again while others still hold records.
+    /// How often, at most, a worker with nothing to claim looks again while others still hold records;
+    /// more often with a short lease, so that an expired lease's records are taken over within about
+    /// a sixth of the lease after it expires.
     static let claimPollInterval: Duration = .milliseconds(500)
 
     public func claim(_ plan: RunPlan, limit: Int, byteLimit: Int, lease: WorkerLease) async throws -> [PendingRecord] {
@@ -31,7 +33,7 @@ extension PostgresStore {
             }
             guard outcome.heldByOthers else { return [] }
             do {
-                try await Task.sleep(for: Self.claimPollInterval)
+                try await Task.sleep(for: min(Self.claimPollInterval, lease.duration / 6))
             } catch {
                 return []
             }
@@ -46,7 +48,7 @@ extension PostgresStore {
         var retry = false
     }
 
-    /// One claiming transaction: renews the lease, reaps expired ones, marks up to `limit` records,
+    /// One claiming transaction: checks the lease is still there, reaps expired ones, marks up to `limit` records,
     /// reads what deriving them needs (their payloads only when a processor that reads one may run),
     /// and gives back those beyond `byteLimit`.
     private func claimOnce(
@@ -75,7 +77,10 @@ extension PostgresStore {
             RETURNING r.record_id
             """
         let outcome = try await transaction("claim records in") { connection in
-            guard try await Self.renew(lease, connection, logger) else { throw self.leaseLost(lease) }
+            // Read, not renewed: the heartbeat renews. Writing the lease's row here would hold its lock
+            // to the end of the claim, and this process's other claims, commits and heartbeat would
+            // queue behind it.
+            guard try await Self.isHeld(lease, connection, logger) else { throw self.leaseLost(lease) }
             try await Self.reapExpiredLeases(connection, logger)
             let locked = try await connection.run(pick, logger: logger).collect { row in
                 try row.makeRandomAccess()[0].decode(Int64.self)

@@ -10,12 +10,9 @@ extension PostgresStore {
         let tables = PostgresPipelineTables(plan.pipeline)
         let logger = self.logger
         return try await transaction("commit to") { connection in
-            // The lease's row first, then the records': claims lock in the same order.
-            var leaseHeld = true
-            if let lease {
-                leaseHeld = try await Self.renew(lease, connection, logger)
-            }
-            let accepted = leaseHeld ? try await Self.accept(results, tables, lease: lease, connection, logger) : []
+            // The records' claims are the fence: the lease's row is not touched until the end, so that
+            // its lock is held only while the transaction commits.
+            let accepted = try await Self.accept(results, tables, lease: lease, connection, logger)
             var counts = RunCounts()
             counts.skipped = results.count - accepted.count
             let kept = results.filter { accepted.contains($0.recordID) }
@@ -31,7 +28,7 @@ extension PostgresStore {
                 WHERE id = \(tally.bind(runID))
                 """
             try await connection.run(tally, logger: logger)
-            if let lease, leaseHeld, !kept.isEmpty {
+            if let lease, !kept.isEmpty {
                 var done = SQLStatement()
                 done.sql = "UPDATE rederive_leases SET done = done + \(done.bind(Int64(kept.count))) WHERE token = \(done.bind(lease.token))"
                 try await connection.run(done, logger: logger)

@@ -61,6 +61,14 @@ extension PostgresStore {
         return try await !connection.run(statement, logger: logger).collect { _ in () }.isEmpty
     }
 
+    /// Whether the lease is still there, read without locking its row: an expired lease that no one
+    /// reaped yet is still this process's.
+    static func isHeld(_ lease: WorkerLease, _ connection: PostgresConnection, _ logger: Logger) async throws -> Bool {
+        var statement = SQLStatement()
+        statement.sql = "SELECT count(*) FROM rederive_leases WHERE token = \(statement.bind(lease.token))"
+        return try await connection.count(statement, logger: logger) > 0
+    }
+
     /// Deletes the expired leases and frees the records claimed by leases that are gone, so that
     /// others derive them. Never waits: a lease or record locked by a transaction still open (a worker
     /// cut off mid-commit, whose session the server ends after `idle_in_transaction_session_timeout`)
