@@ -31,7 +31,8 @@
 # Environment: REDERIVE_BIN (a rederive built with the PostgreSQL trait; otherwise this builds one with
 # `swift build -c release --traits PostgreSQL`), POSTGRES_RECORDS (5000), POSTGRES_SEED (10),
 # POSTGRES_ROUNDS (5), POSTGRES_FEED_RECORDS (10000), POSTGRES_FEED_WORKERS (8), POSTGRES_FEED_BATCH
-# (10), POSTGRES_FEED_ROUNDS (3), POSTGRES_TAKEOVERS (5), POSTGRES_LEASE (2 seconds), POSTGRES_ONLY
+# (10), POSTGRES_FEED_ROUNDS (3), POSTGRES_TAKEOVERS (5), POSTGRES_LEASE (2 seconds), POSTGRES_TAKEOVER_LEFT (500: A is killed
+# once at most this many records are left to commit), POSTGRES_ONLY
 # (throughput,feed,takeover), POSTGRES_BIN (/usr/lib/postgresql/15/bin), BENCH_DIR (.build-bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,6 +46,7 @@ feed_batch="${POSTGRES_FEED_BATCH:-10}"
 feed_rounds="${POSTGRES_FEED_ROUNDS:-3}"
 takeovers="${POSTGRES_TAKEOVERS:-5}"
 lease="${POSTGRES_LEASE:-2}"
+takeover_left="${POSTGRES_TAKEOVER_LEFT:-500}"
 only="${POSTGRES_ONLY:-throughput,feed,takeover}"
 pgbin="${POSTGRES_BIN:-/usr/lib/postgresql/15/bin}"
 mkdir -p "$BENCH_DIR"
@@ -231,8 +233,8 @@ takeover() {
     local before
     before=$(last_run)
     # Killed once no more than this many records are left to commit: B derives those in well under a lease.
-    local remaining=$((records / 20))
-    coproc POLL { "$pgbin/psql" -h 127.0.0.1 -p "$port" -U postgres -X -A -t -q -F ' ' -d "$database" 2>&1; }
+    local remaining=$takeover_left
+    coproc POLL { "$pgbin/psql" -h 127.0.0.1 -p "$port" -U postgres -X -A -t -q -F ' ' -d "$database" 2>"$tag.psql"; }
     local poll_in=${POLL[1]} poll_out=${POLL[0]}
     "$rederive" run --db "$url" --parallel 1 --lease-duration "$lease" --progress none >"$tag.a" 2>&1 &
     local a=$!
@@ -429,6 +431,7 @@ def summary(variant):
     out = dict(records=n, wall=wall, rate=n / wall, cpu_ms=1000 * cpu / n, cores=median(s["cpu"] / s["wall"] for s in samples))
     if samples[0]["server"] is not None:
         out["server_ms"] = 1000 * median(s["server"] for s in samples) / n
+        out["server_cores"] = median(s["server"] / s["wall"] for s in samples)
         out["rows"] = median(sum(written(variant, s["round"]).values()) / n for s in samples)
         calls = [claims(variant, s["round"]) for s in samples]
         out["claims"] = median(c for c, _ in calls)
@@ -436,14 +439,16 @@ def summary(variant):
         out["claimed"] = median(r for _, r in calls)
     return out
 
-print("| variant | records | median wall s | records/s | worker CPU ms/record | worker cores used | server CPU ms/record | rows written/record | claims | claims/s |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+if runs:
+    print("| variant | records | median wall s | records/s | worker CPU ms/record | worker cores used | server CPU ms/record "
+          "| server cores used | rows written/record | claims | claims/s |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 sums = {}
 for variant in LONG:
     if variant not in runs:
         continue
     s = sums[variant] = summary(variant)
-    server = f"{s['server_ms']:.3f}" if "server_ms" in s else ""
+    server = f"{s['server_ms']:.3f} | {s['server_cores']:.2f}" if "server_ms" in s else " | "
     rows = f"{s['rows']:.2f}" if "rows" in s else ""
     claimcount = f"{s['claims']:,.0f}" if "claims" in s else ""
     claimrate = f"{s['claims_s']:,.0f}" if "claims_s" in s else ""
