@@ -176,12 +176,13 @@ measure_postgres() {
         cat "$tag".out* >&2
         exit 1
     fi
+    # The workers' statements are all counted once they ended: before any query of this script's.
+    pg -c "SELECT calls, rows, total_exec_time, regexp_replace(query, '\s+', ' ', 'g') FROM pg_stat_statements
+           WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())" >"$tag.statements"
     quiesce
     local cpu_after
     cpu_after=$(server_cpu)
     table_rows >"$tag.rows-after"
-    pg -c "SELECT calls, rows, total_exec_time, regexp_replace(query, '\s+', ' ', 'g') FROM pg_stat_statements
-           WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())" >"$tag.statements"
     local handled
     handled=$(pg -c "SELECT coalesce(sum(derived), 0), coalesce(sum(unchanged), 0), coalesce(sum(failed), 0),
                      coalesce(sum(skipped), 0), count(*) FROM rederive_runs WHERE id > $before")
