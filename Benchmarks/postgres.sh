@@ -223,6 +223,34 @@ print(sum(r["derived"] for r in runs), sum(r["unchanged"] for r in runs), sum(r[
     echo "$variant $round $wall $user $system - $derived $unchanged 0 $expected" | tee -a "$results" >&2
 }
 
+# One more, untimed run of variant $1 with the feed's workers, sampling what the server's backends do
+# about every 50 ms (pg_stat_activity: the statement and its wait event, none while on a CPU).
+sample_waits() {
+    local variant=$1 tag="$work/$1-sampled"
+    prepare "$variant" "$url"
+    pg -c "VACUUM ANALYZE" >/dev/null
+    quiesce
+    coproc SAMPLE { "$pgbin/psql" -h 127.0.0.1 -p "$port" -U postgres -X -A -t -q -F '|' -d "$database" 2>"$tag.psql"; }
+    local sample_in=${SAMPLE[1]} sample_out=${SAMPLE[0]}
+    local pids=() line
+    for i in $(seq 1 "$feed_workers"); do
+        "$rederive" run --db "$url" --parallel 1 --batch-size "$feed_batch" --progress none >"$tag.out$i" 2>&1 &
+        pids+=($!)
+        started_pids+=($!)
+    done
+    : >"$tag.samples"
+    while kill -0 "${pids[@]}" 2>/dev/null; do
+        echo "SELECT coalesce(wait_event_type || ':' || wait_event, 'on CPU'), regexp_replace(query, '\s+', ' ', 'g')
+              FROM pg_stat_activity WHERE backend_type = 'client backend' AND state = 'active' AND pid <> pg_backend_pid();
+              SELECT 'end';" >&"$sample_in"
+        while read -r -t 10 line <&"$sample_out" && [ "$line" != end ]; do echo "$line" >>"$tag.samples"; done
+        sleep 0.05
+    done
+    echo '\q' >&"$sample_in"
+    for pid in "${pids[@]}"; do wait "$pid" || { echo "$variant (sampled): a worker failed" >&2; cat "$tag".out* >&2; exit 1; }; done
+    echo "$variant sampled: $(wc -l <"$tag.samples") backend samples" >&2
+}
+
 # Worker A is killed with SIGKILL near the end of an element_counts bump that B shares, while A holds
 # claims; polls until each record A held is claimed by B or committed. Appends to $takeover_results.
 takeover_results="$work/takeover.txt"
@@ -330,6 +358,8 @@ for phase in "${phases[@]}"; do
                 measure_postgres feed-room_type "$round" "$feed_workers" 1 "$feed_batch" "$feed_records"
                 measure_postgres feed-element_counts "$round" "$feed_workers" 1 "$feed_batch" "$feed_records"
             done
+            sample_waits feed-room_type
+            sample_waits feed-element_counts
             ;;
         takeover)
             records=$(pg -c "SELECT count(*) FROM room_scans" 2>/dev/null || echo 0)
@@ -500,6 +530,23 @@ if pg_variants:
         print("|---|---:|---:|---:|")
         for name, (calls, rows, total) in sorted(groups.items(), key=lambda item: -item[1][2])[:12]:
             print(f"| {name} | {calls / (n * rounds_n):.3f} | {total / max(calls, 1):.3f} | {100 * total / everything:.1f} % |")
+
+    for v in ("feed-room_type", "feed-element_counts"):
+        path = f"{work}/{v}-sampled.samples"
+        if not os.path.exists(path):
+            continue
+        samples = [line.rstrip("\n").split("|", 1) for line in open(path) if "|" in line]
+        if not samples:
+            continue
+        by = {}
+        for wait, query in samples:
+            by[(label(query), wait)] = by.get((label(query), wait), 0) + 1
+        print(f"\nwhat the server's busy backends were doing, {v}, {feed_workers} workers (one more run, {len(samples)} samples of "
+              "pg_stat_activity, about every 50 ms: the statement and its wait event, `on CPU` when none)\n")
+        print("| statement | wait event | share of samples |")
+        print("|---|---|---:|")
+        for (name, wait), count in sorted(by.items(), key=lambda item: -item[1])[:12]:
+            print(f"| {name} | {wait} | {100 * count / len(samples):.1f} % |")
 
     print("\nworkers one server feeds, on paper: N = (server cores / server CPU s per record) / "
           "(worker cores / worker CPU s per record), with worker cores = server cores = "
