@@ -68,7 +68,9 @@ as_server() {
     if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 cluster=$(mktemp -d "${TMPDIR:-/tmp}/rederive-pgbench-XXXXXX")
-work="$cluster/work"
+# What each run measured, kept after the cluster is gone.
+work="$BENCH_DIR/postgres-run"
+rm -rf "$work"
 stop_cluster() {
     as_server "$pgbin/pg_ctl" -D "$cluster/data" -m immediate -w stop >/dev/null 2>&1 || true
     rm -rf "$cluster"
