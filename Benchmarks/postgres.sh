@@ -93,6 +93,7 @@ unix_socket_directories = '$cluster'
 shared_preload_libraries = 'pg_stat_statements'
 pg_stat_statements.track = top
 pg_stat_statements.max = 10000
+pg_stat_statements.track_planning = on
 CONF
 as_server "$pgbin/pg_ctl" -D "$cluster/data" -l "$cluster/server.log" -w -t 60 start >/dev/null
 mkdir -p "$work"
@@ -179,7 +180,7 @@ measure_postgres() {
         exit 1
     fi
     # The workers' statements are all counted once they ended: before any query of this script's.
-    pg -c "SELECT calls, rows, total_exec_time, regexp_replace(query, '\s+', ' ', 'g') FROM pg_stat_statements
+    pg -c "SELECT calls, rows, total_exec_time, total_plan_time, regexp_replace(query, '\s+', ' ', 'g') FROM pg_stat_statements
            WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())" >"$tag.statements"
     quiesce
     local cpu_after
@@ -439,13 +440,13 @@ def label(query):
 def statements(variant, rnd):
     groups = {}
     for line in open(f"{work}/{variant}-{rnd}.statements"):
-        calls, rows, total, query = line.rstrip("\n").split(" ", 3)
-        g = groups.setdefault(label(query), [0, 0, 0.0])
-        g[0] += int(calls); g[1] += int(rows); g[2] += float(total)
+        calls, rows, total, plan, query = line.rstrip("\n").split(" ", 4)
+        g = groups.setdefault(label(query), [0, 0, 0.0, 0.0])
+        g[0] += int(calls); g[1] += int(rows); g[2] += float(total); g[3] += float(plan)
     return groups
 
 def claims(variant, rnd):
-    g = statements(variant, rnd).get(LABELS[0][1], [0, 0, 0.0])
+    g = statements(variant, rnd).get(LABELS[0][1], [0, 0, 0.0, 0.0])
     return g[0], g[1]
 
 print(f"\ncommit {commit}, {cores} cores, load average {load_before} before / {load_after} after; "
@@ -527,17 +528,18 @@ if pg_variants:
         n = runs[v][0]["records"]
         groups = {}
         for s in runs[v]:
-            for name, (calls, rows, total) in statements(v, s["round"]).items():
-                g = groups.setdefault(name, [0, 0, 0.0])
-                g[0] += calls; g[1] += rows; g[2] += total
-        everything = sum(g[2] for g in groups.values())
+            for name, (calls, rows, total, plan) in statements(v, s["round"]).items():
+                g = groups.setdefault(name, [0, 0, 0.0, 0.0])
+                g[0] += calls; g[1] += rows; g[2] += total; g[3] += plan
+        everything = sum(g[2] + g[3] for g in groups.values())
         rounds_n = len(runs[v])
-        print(f"\nserver time by statement, {v} (pg_stat_statements total_exec_time: time inside the server, lock waits "
-              f"included; all {rounds_n} rounds)\n")
-        print("| statement | calls/record | mean ms | share of server time |")
-        print("|---|---:|---:|---:|")
-        for name, (calls, rows, total) in sorted(groups.items(), key=lambda item: -item[1][2])[:12]:
-            print(f"| {name} | {calls / (n * rounds_n):.3f} | {total / max(calls, 1):.3f} | {100 * total / everything:.1f} % |")
+        print(f"\nserver time by statement, {v} (pg_stat_statements total_plan_time + total_exec_time: time inside the "
+              f"server, lock waits included; all {rounds_n} rounds)\n")
+        print("| statement | calls/record | mean plan ms | mean execution ms | share of server time |")
+        print("|---|---:|---:|---:|---:|")
+        for name, (calls, rows, total, plan) in sorted(groups.items(), key=lambda item: -(item[1][2] + item[1][3]))[:12]:
+            print(f"| {name} | {calls / (n * rounds_n):.3f} | {plan / max(calls, 1):.3f} | {total / max(calls, 1):.3f} "
+                  f"| {100 * (total + plan) / everything:.1f} % |")
 
     for v in ("feed-room_type", "feed-element_counts"):
         path = f"{work}/{v}-sampled.samples"
