@@ -27,10 +27,10 @@ import Rederive
 ///   ``PostgresStore/replacedValuesRunLimit`` runs keep theirs.
 /// - `rederive_schema_migrations`: the app's own schema migrations once applied.
 ///
-/// A record's first derivation writes four rows: the companion row, the stamp row, the replaced row,
+/// A record's first derivation writes five rows: the companion row, the stamp row, the replaced row,
 /// and the `rederive_records` row twice (claimed, then released by the commit), plus, per commit of a
-/// batch, the run's and the lease's counts. A derivation that changes nothing writes the stamp row and
-/// the `rederive_records` row. Failures add one row per failing processor, and rewrite the stamp row
+/// batch, the run's and the lease's counts. A derivation that changes nothing writes three: the stamp
+/// row and the `rederive_records` row twice. Failures add one row per failing processor, and rewrite the stamp row
 /// when a failing processor held a current entry there.
 enum PostgresSchema {
     /// Bumped when the tables below change; stored in `rederive_bookkeeping`.
