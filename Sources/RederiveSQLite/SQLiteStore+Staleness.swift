@@ -113,6 +113,9 @@ extension SQLiteStore {
         /// Dependents whose current stamp's input digest follows the failures, one column each.
         let digestColumns: [Int]
 
+        /// The columns of a row of the query.
+        var columnCount: Int { 2 + selection.count + failureColumns.count + digestColumns.count }
+
         func arguments(cursor: Int64?, limit: Int?) -> StatementArguments {
             var values: [(any DatabaseValueConvertible)?] = processorArguments
             values.append(source)
