@@ -17,9 +17,16 @@ extension SQLiteStore {
             }
             let statements = try CommitStatements(db, writer.tables)
             var counts = RunCounts()
+            var stamps = StampBatch()
             for result in results {
-                try writer.store(result, db, statements, into: &counts)
+                // A record met twice sees its first result's stamps, as when each is stored in turn.
+                if stamps.holds(result.recordID) {
+                    try writer.write(stamps, db, statements)
+                    stamps = StampBatch()
+                }
+                try writer.store(result, db, statements, stamps: &stamps, into: &counts)
             }
+            try writer.write(stamps, db, statements)
             return counts
         }
     }
@@ -31,7 +38,12 @@ struct BatchWriter: Sendable {
     let runID: Int64
     let now: String
 
-    func store(_ result: RecordResult, _ db: Database, _ statements: CommitStatements, into counts: inout RunCounts) throws {
+    /// Stores one record's values and failures; the stamps of the processors that derived it join
+    /// `stamps`, which ``write(_:_:_:)`` stores once every record of the batch is.
+    func store(
+        _ result: RecordResult, _ db: Database, _ statements: CommitStatements, stamps: inout StampBatch,
+        into counts: inout RunCounts
+    ) throws {
         // The payload the values were derived from must still be the record's payload.
         let current = try Int64.fetchOne(statements.generation, arguments: [tables.pipeline.table, result.recordID])
         guard current == result.generation else {
@@ -52,7 +64,7 @@ struct BatchWriter: Sendable {
             if changed {
                 try keepReplaced(derivedProcessors, values, stored: stored, result, db)
             }
-            try stamp(derivedIndices, result, statements)
+            stamps.add(derivedIndices, of: result)
         }
         counts.count(failed: !failures.isEmpty, changed: changed)
     }
@@ -76,21 +88,36 @@ struct BatchWriter: Sendable {
         return (true, stored)
     }
 
-    /// Stamps the processors that derived the record, and clears their failures, in two statements.
-    private func stamp(_ indices: [Int], _ result: RecordResult, _ statements: CommitStatements) throws {
-        let processors = indices.map { tables.pipeline.processors[$0] }
-        var stampArguments: [(any DatabaseValueConvertible)?] = []
-        var clearArguments: [(any DatabaseValueConvertible)?] = [tables.pipeline.name, result.recordID]
-        for (index, processor) in zip(indices, processors) {
-            stampArguments += [
-                tables.pipeline.name, processor.name, result.recordID, tables.pipeline.table, processor.version,
-                result.generation, result.payloadDigest, result.inputDigests[index], tables.pipeline.inputVersions(of: index),
-                runID, now,
+    /// Stamps the processors that derived the batch's records and clears their failures: a few
+    /// statements per processor for the whole batch rather than two per record. Records are
+    /// independent of each other, so writing every stamp last leaves the same rows as stamping each
+    /// record as it is stored.
+    func write(_ batch: StampBatch, _ db: Database, _ statements: CommitStatements) throws {
+        let pipeline = tables.pipeline
+        for (index, stamps) in batch.stamps.sorted(by: { $0.key < $1.key }) {
+            let processor = pipeline.processors[index]
+            let shared: [(any DatabaseValueConvertible)?] = [
+                pipeline.name, processor.name, pipeline.table, processor.version, pipeline.inputVersions(of: index), runID, now,
             ]
-            clearArguments.append(processor.name)
+            for chunk in StampBatch.chunks(of: stamps.count) {
+                var arguments = shared
+                arguments.reserveCapacity(shared.count + 4 * chunk.count)
+                for stamp in stamps[chunk] {
+                    arguments += [stamp.recordID, stamp.generation, stamp.payloadDigest, stamp.inputsDigest]
+                }
+                try statements.stamps(ofRecords: chunk.count).execute(arguments: StatementArguments(arguments))
+            }
+            // Most processors have no failure at all: then there is nothing to look up record by record.
+            guard try statements.hasFailures(processor: processor.name) else { continue }
+            for chunk in StampBatch.chunks(of: stamps.count) {
+                var arguments: [(any DatabaseValueConvertible)?] = [pipeline.name, processor.name]
+                arguments.reserveCapacity(2 + chunk.count)
+                for stamp in stamps[chunk] {
+                    arguments.append(stamp.recordID)
+                }
+                try statements.clearFailures(ofRecords: chunk.count).execute(arguments: StatementArguments(arguments))
+            }
         }
-        try statements.stamps(count: processors.count).execute(arguments: StatementArguments(stampArguments))
-        try statements.clearFailures(count: processors.count).execute(arguments: StatementArguments(clearArguments))
     }
 
     private func recordFailure(
@@ -114,5 +141,55 @@ struct BatchWriter: Sendable {
         try db.cachedStatement(sql: """
             UPDATE rederive_stamps SET current = 0 WHERE pipeline = ? AND processor = ? AND record_id = ? AND current = 1
             """).execute(arguments: [tables.pipeline.name, processor.name, result.recordID])
+    }
+}
+
+/// The stamps a batch earned, gathered while its records are stored and written together by
+/// ``BatchWriter/write(_:_:_:)``.
+struct StampBatch {
+    /// What varies from one stamp of a processor to the next.
+    struct Stamp {
+        let recordID: Int64
+        let generation: Int64
+        let payloadDigest: Int64
+        let inputsDigest: Int64?
+    }
+
+    /// The stamps to upsert, by the index of the processor that derived them.
+    private(set) var stamps: [Int: [Stamp]] = [:]
+    private var records: Set<Int64> = []
+
+    /// Whether a stamp of the record is among the stamps.
+    func holds(_ recordID: Int64) -> Bool {
+        records.contains(recordID)
+    }
+
+    /// Adds the stamps of the processors at `indices` that derived `result`.
+    mutating func add(_ indices: [Int], of result: RecordResult) {
+        for index in indices {
+            stamps[index, default: []].append(Stamp(
+                recordID: result.recordID, generation: result.generation, payloadDigest: result.payloadDigest,
+                inputsDigest: result.inputDigests[index]
+            ))
+        }
+        if !indices.isEmpty { records.insert(result.recordID) }
+    }
+
+    /// The most records one statement stamps: with four values a record, within the 999 arguments
+    /// that SQLite before 3.32 allows a statement.
+    static let chunkLimit = 128
+
+    /// Ranges of `count` records, each of a power of two records up to ``chunkLimit``, so that a few
+    /// statements serve every batch size.
+    static func chunks(of count: Int) -> [Range<Int>] {
+        var chunks: [Range<Int>] = []
+        var start = 0
+        while start < count {
+            var size = chunkLimit
+            while size > count - start { size /= 2 }
+            chunks.append(start..<start + size)
+            start += size
+        }
+        return chunks
     }
 }
