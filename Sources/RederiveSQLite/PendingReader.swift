@@ -94,9 +94,13 @@ struct PendingReader {
 }
 
 /// Reads picked records whole in the pick query itself, for claims in which no processor reads the
-/// payload: the query gains whether the record is still in the pipeline's table and the stored values
-/// the plan's dependents read, so a record needs no statement of its own. What it hands out is what
-/// ``PendingReader`` would read for the same records.
+/// payload: the query gains the stored values the plan's dependents read, so a record needs no
+/// statement of its own. What it hands out is what ``PendingReader`` would read for the same records.
+///
+/// Unlike ``PendingReader`` it does not look the record up in the pipeline's table: the pick reads
+/// `rederive_records` in the same transaction, and the table's triggers insert and delete a record's
+/// row there together with the record, so a picked record is in the table. Sparing that lookup spares
+/// reading a page of the table per record.
 struct PayloadFreeRead {
     let plan: RunPlan
     let inputs: [Int]
@@ -108,24 +112,22 @@ struct PayloadFreeRead {
         inputs = plan.dependencyColumns
     }
 
-    /// The query around the pending query `picking`: its columns, then 1 when the record is still in
-    /// the pipeline's table, then whether it has a row of derived values and the stored input values.
+    /// The query around the pending query `picking`: its columns, then whether the record has a row of
+    /// derived values, then the stored input values.
     func sql(picking: String) -> String {
         let columns = inputs.flatMap { plan.pipeline.processors[$0].columns }.map { ", d.\(SQL.identifier($0.name))" }
         return """
-            SELECT q.*, t.\(tables.id) IS NOT NULL, d.\(tables.destinationID) IS NOT NULL\(columns.joined())
+            SELECT q.*, d.\(tables.destinationID) IS NOT NULL\(columns.joined())
             FROM (\(picking)) q
-            LEFT JOIN \(tables.table) t ON t.\(tables.id) = q.record_id
             LEFT JOIN \(tables.destination) d ON d.\(tables.destinationID) = q.record_id
             ORDER BY q.record_id
             """
     }
 
-    /// The record a row describes, nil when it was deleted; `start` is where the pending query's columns end.
-    func record(_ pick: PendingPick, _ row: Row, at start: Int) -> PendingRecord? {
-        guard row[start] as Bool else { return nil }
-        let stored = if row[start + 1] as Bool, plan.needsStoredValues(stale: pick.staleProcessors) {
-            PendingReader.values(of: inputs, in: plan.pipeline, row, from: start + 2)
+    /// The record a row describes; `start` is where the pending query's columns end.
+    func record(_ pick: PendingPick, _ row: Row, at start: Int) -> PendingRecord {
+        let stored = if row[start] as Bool, plan.needsStoredValues(stale: pick.staleProcessors) {
+            PendingReader.values(of: inputs, in: plan.pipeline, row, from: start + 1)
         } else {
             [Int: [DerivedValue]]()
         }

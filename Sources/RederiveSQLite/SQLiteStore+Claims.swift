@@ -47,8 +47,7 @@ extension SQLiteStore {
         case nothing
         /// Records to read further, in a transaction of their own.
         case picked([PendingPick])
-        /// Records read whole by the pick itself, as when no claimed record can read its payload;
-        /// empty when every record picked has been deleted since its stale flags were set.
+        /// Records read whole by the pick itself, as when no claimed record can read its payload.
         case read([PendingRecord])
     }
 
@@ -56,8 +55,8 @@ extension SQLiteStore {
     /// cursor's lock is held during the index query, so two workers never pick the same record.
     ///
     /// When no processor the claims ask about reads the payload, the pick reads each record whole in
-    /// the same query (its generation, and the stored values dependents read): a claim then costs
-    /// one statement rather than two per record.
+    /// the same query (its generation, and the stored values dependents read, ``PayloadFreeRead``):
+    /// a claim then costs one statement rather than two per record.
     private func pick(_ plan: RunPlan, key: ClaimCursorKey, limit: Int, byteLimit: Int) async throws -> Picked {
         let tables = PipelineTables(plan.pipeline)
         return try await read { db in
@@ -84,7 +83,7 @@ extension SQLiteStore {
                 guard let last = rows.last else { return .nothing }
                 if let whole {
                     cursors[key] = last[0]
-                    return .read(rows.compactMap { whole.record(query.pick($0), $0, at: query.columnCount) })
+                    return .read(rows.map { whole.record(query.pick($0), $0, at: query.columnCount) })
                 }
                 var picks: [PendingPick] = []
                 var bytes = 0
