@@ -18,13 +18,14 @@ extension SQLiteStore {
             let statements = try CommitStatements(db, writer.tables)
             var counts = RunCounts()
             var stamps = StampBatch()
+            var known = try StoredStates(of: results, writer.tables, db)
             for result in results {
                 // A record met twice sees its first result's stamps, as when each is stored in turn.
                 if stamps.holds(result.recordID) {
                     try writer.write(stamps, db, statements)
                     stamps = StampBatch()
                 }
-                try writer.store(result, db, statements, stamps: &stamps, into: &counts)
+                try writer.store(result, db, statements, known: known.take(result.recordID), stamps: &stamps, into: &counts)
             }
             try writer.write(stamps, db, statements)
             return counts
@@ -39,13 +40,15 @@ struct BatchWriter: Sendable {
     let now: String
 
     /// Stores one record's values and failures; the stamps of the processors that derived it join
-    /// `stamps`, which ``write(_:_:_:)`` stores once every record of the batch is.
+    /// `stamps`, which ``write(_:_:_:)`` stores once every record of the batch is. `known` is what
+    /// ``StoredStates`` read of the record for this commit, nil to read it here.
     func store(
-        _ result: RecordResult, _ db: Database, _ statements: CommitStatements, stamps: inout StampBatch,
-        into counts: inout RunCounts
+        _ result: RecordResult, _ db: Database, _ statements: CommitStatements, known: StoredStates.State?,
+        stamps: inout StampBatch, into counts: inout RunCounts
     ) throws {
         // The payload the values were derived from must still be the record's payload.
-        let current = try Int64.fetchOne(statements.generation, arguments: [tables.pipeline.table, result.recordID])
+        let current = try known.map(\.generation)
+            ?? Int64.fetchOne(statements.generation, arguments: [tables.pipeline.table, result.recordID])
         guard current == result.generation else {
             counts.skipped += 1
             return
@@ -59,8 +62,9 @@ struct BatchWriter: Sendable {
         var changed = false
         if !derivedIndices.isEmpty {
             let derivedProcessors = derivedIndices.map { processors[$0] }
-            let stored: Row?
-            (changed, stored) = try writeValues(derivedIndices, values, recordID: result.recordID, statements)
+            let stored = try known.map { $0.values(of: derivedIndices) }
+                ?? Row.fetchOne(try statements.selectValues(derivedIndices), arguments: [result.recordID]).map { Array($0.databaseValues) }
+            changed = try writeValues(derivedIndices, values, stored: stored, recordID: result.recordID, statements)
             if changed {
                 try keepReplaced(derivedProcessors, values, stored: stored, result, db)
             }
@@ -69,14 +73,14 @@ struct BatchWriter: Sendable {
         counts.count(failed: !failures.isEmpty, changed: changed)
     }
 
-    /// Writes derived values unless they equal what is stored; returns whether anything changed, and
-    /// what was stored. Skipping equal values spares the write, and in the inline layout the rewrite of the whole record.
+    /// Writes derived values unless they equal the `stored` ones (nil when the record has no row of
+    /// derived values); returns whether anything changed. Skipping equal values spares the write, and
+    /// in the inline layout the rewrite of the whole record.
     private func writeValues(
-        _ processors: [Int], _ values: [DatabaseValue], recordID: Int64, _ statements: CommitStatements
-    ) throws -> (changed: Bool, stored: Row?) {
-        let stored = try Row.fetchOne(try statements.selectValues(processors), arguments: [recordID])
-        if let stored, Array(stored.databaseValues).isUnchanged(byStoring: values, in: processors.flatMap { tables.pipeline.processors[$0].columns }) {
-            return (false, stored)
+        _ processors: [Int], _ values: [DatabaseValue], stored: [DatabaseValue]?, recordID: Int64, _ statements: CommitStatements
+    ) throws -> Bool {
+        if let stored, stored.isUnchanged(byStoring: values, in: processors.flatMap { tables.pipeline.processors[$0].columns }) {
+            return false
         }
         let write = try statements.writeValues(processors)
         switch tables.pipeline.layout {
@@ -85,7 +89,7 @@ struct BatchWriter: Sendable {
         case .inline:
             try write.execute(arguments: StatementArguments(values + [recordID.databaseValue]))
         }
-        return (true, stored)
+        return true
     }
 
     /// Stamps the processors that derived the batch's records and clears their failures: a few
@@ -191,5 +195,69 @@ struct StampBatch {
             start += size
         }
         return chunks
+    }
+}
+
+/// What a commit needs to know of its records before it stores them, read for the whole batch in a
+/// few statements rather than two per record: each record's generation and, for the processors that
+/// derived any record of the batch, the values stored now.
+struct StoredStates {
+    /// One record's generation and stored values.
+    struct State {
+        let generation: Int64
+        /// The values of ``StoredStates/processors``' columns, in their order; nil when the record has no
+        /// row of derived values.
+        let stored: [DatabaseValue]?
+        /// Where each processor's columns start in `stored`.
+        let offsets: [Int: Int]
+        let pipeline: Pipeline
+
+        /// The stored values of `processors`' columns, in that order.
+        func values(of processors: [Int]) -> [DatabaseValue]? {
+            guard let stored else { return nil }
+            var values: [DatabaseValue] = []
+            for processor in processors {
+                let start = offsets[processor]!
+                values += stored[start..<start + pipeline.processors[processor].columns.count]
+            }
+            return values
+        }
+    }
+
+    private var states: [Int64: State] = [:]
+
+    /// Reads the state of the results' records; a record no longer in `rederive_records` has none.
+    init(of results: [RecordResult], _ tables: PipelineTables, _ db: Database) throws {
+        let pipeline = tables.pipeline
+        let processors = Set(results.flatMap { $0.outcomes.compactMap { if case .derived = $0.outcome { $0.processor } else { nil } } }).sorted()
+        var offsets: [Int: Int] = [:]
+        var columns: [String] = []
+        for processor in processors {
+            offsets[processor] = columns.count
+            columns += pipeline.processors[processor].columns.map { "d.\(SQL.identifier($0.name))" }
+        }
+        let ids = results.map(\.recordID)
+        for chunk in StampBatch.chunks(of: ids.count) {
+            let statement = try db.cachedStatement(sql: """
+                SELECT r.record_id, r.generation, d.\(tables.destinationID) IS NOT NULL\(columns.map { ", " + $0 }.joined())
+                FROM rederive_records r LEFT JOIN \(tables.destination) d ON d.\(tables.destinationID) = r.record_id
+                WHERE r.source = ? AND r.record_id IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ", ")))
+                """)
+            var arguments: [(any DatabaseValueConvertible)?] = [pipeline.table]
+            arguments.reserveCapacity(1 + chunk.count)
+            for id in ids[chunk] { arguments.append(id) }
+            let rows = try Row.fetchCursor(statement, arguments: StatementArguments(arguments))
+            while let row = try rows.next() {
+                let stored: [DatabaseValue]? = if row[2] as Bool { (3..<3 + columns.count).map { row[$0] as DatabaseValue } } else { nil }
+                states[row[0]] = State(generation: row[1], stored: stored, offsets: offsets, pipeline: pipeline)
+            }
+        }
+    }
+
+    /// The record's state as read, once: nil for a record met again in the batch, whose first result
+    /// may have changed its values, and for one no longer in `rederive_records`; the caller reads
+    /// those itself.
+    mutating func take(_ recordID: Int64) -> State? {
+        states.removeValue(forKey: recordID)
     }
 }
