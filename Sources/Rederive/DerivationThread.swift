@@ -44,8 +44,8 @@ final class DerivationThread: Sendable {
         await run(grace: grace) { _ in work() }
     }
 
-    /// Runs `work` on this thread and waits for it, as ``run(grace:_:)-(_,()->T)``; `work` is told
-    /// whether the task was cancelled, so that work of many records stops taking more at once.
+    /// Runs `work` on this thread and waits for it, as the `run(grace:_:)` above; `work` is told whether
+    /// the task was cancelled, so that work on many records stops taking more at once.
     func run<T: Sendable>(grace: Duration, _ work: @escaping @Sendable (_ isCancelled: () -> Bool) -> T) async -> T? {
         let waiter = Waiter<T>()
         return await withTaskCancellationHandler {

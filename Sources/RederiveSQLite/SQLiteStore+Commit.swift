@@ -179,8 +179,8 @@ struct StampBatch {
         if !indices.isEmpty { records.insert(result.recordID) }
     }
 
-    /// The most records one statement stamps: with four values a record, within the 999 arguments
-    /// that SQLite before 3.32 allows a statement.
+    /// The most records one statement of a commit names (stamps, failures cleared, ``StoredStates``):
+    /// at four values a record at most, within the 999 arguments SQLite before 3.32 allows a statement.
     static let chunkLimit = 128
 
     /// Ranges of `count` records, each of a power of two records up to ``chunkLimit``, so that a few
