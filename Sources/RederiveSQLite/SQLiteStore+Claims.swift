@@ -68,8 +68,7 @@ extension SQLiteStore {
                 return shape
             }
             let query = Self.pendingQuery(plan, tables, limit: true, shape: shape)
-            let readsPayload = plan.readsPayload(stale: shape.staleCandidates)
-            let whole = readsPayload ? nil : PayloadFreeRead(plan, tables)
+            let whole = query.mayReadPayload ? nil : PayloadFreeRead(plan, tables)
             let sql = if let whole {
                 whole.sql(picking: query.sql)
             } else {
