@@ -41,11 +41,17 @@ final class DerivationThread: Sendable {
     /// longer, so that what was nearly derived is still committed, then returns nil. An abandoned
     /// piece of work runs on until it returns, if it ever does.
     func run<T: Sendable>(grace: Duration, _ work: @escaping @Sendable () -> T) async -> T? {
+        await run(grace: grace) { _ in work() }
+    }
+
+    /// Runs `work` on this thread and waits for it, as the `run(grace:_:)` above; `work` is told whether
+    /// the task was cancelled, so that work on many records stops taking more at once.
+    func run<T: Sendable>(grace: Duration, _ work: @escaping @Sendable (_ isCancelled: () -> Bool) -> T) async -> T? {
         let waiter = Waiter<T>()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
                 waiter.continuation.withLock { $0 = continuation }
-                job.withLock { $0 = { waiter.resume(returning: work()) } }
+                job.withLock { $0 = { waiter.resume(returning: work { waiter.isCancelled }) } }
                 wake.signal()
                 // Cancelled before the continuation was stored: the handler found nothing to resume.
                 if Task.isCancelled {
@@ -61,12 +67,17 @@ final class DerivationThread: Sendable {
 /// The continuation of one piece of work, resumed once: by the work or by giving up on it.
 private final class Waiter<T: Sendable>: Sendable {
     let continuation = Mutex<CheckedContinuation<T?, Never>?>(nil)
+    private let cancelled = Atomic<Bool>(false)
+
+    /// Whether the task waiting for the work was cancelled.
+    var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
 
     func resume(returning value: T?) {
         continuation.withLock { $0.take() }?.resume(returning: value)
     }
 
     func abandon(after grace: Duration) {
+        cancelled.store(true, ordering: .relaxed)
         let nanoseconds = Int(min(grace.secondsValue * 1e9, Double(Int.max / 2)))
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
             self.resume(returning: nil)

@@ -27,14 +27,7 @@ final class ResultChannel: Sendable {
 
     /// Hands a result to the writer, waiting while the channel is full.
     func send(_ result: RecordResult) async {
-        let accepted: Bool = state.withLock { state in
-            guard !state.closed else { return true }
-            guard state.buffer.count < capacity else { return false }
-            state.buffer.append(result)
-            wakeReceiverIfReady(&state)
-            return true
-        }
-        if accepted { return }
+        if trySend(result) { return }
         await withCheckedContinuation { continuation in
             let resumeNow: Bool = state.withLock { state in
                 if state.closed { return true }
@@ -47,6 +40,18 @@ final class ResultChannel: Sendable {
                 return false
             }
             if resumeNow { continuation.resume() }
+        }
+    }
+
+    /// Hands a result to the writer unless the channel is full; false when it is full and the result
+    /// was not taken. For a thread that must not wait.
+    func trySend(_ result: RecordResult) -> Bool {
+        state.withLock { state in
+            guard !state.closed else { return true }
+            guard state.buffer.count < capacity else { return false }
+            state.buffer.append(result)
+            wakeReceiverIfReady(&state)
+            return true
         }
     }
 

@@ -9,6 +9,11 @@ public struct RunPlan: Sendable {
     public let retryFailed: Bool
     /// The selected processors that read the payload.
     private let payloadReaders: Set<Int>
+    /// The selected processors that derive from other processors.
+    public let dependents: [Int]
+    /// The processors whose stored values the selected dependents read, in index order: a store hands
+    /// them out in ``DependencyState/storedValues``.
+    public let dependencyColumns: [Int]
 
     /// A plan for one pipeline.
     ///
@@ -31,22 +36,14 @@ public struct RunPlan: Sendable {
         }
         self.retryFailed = retryFailed
         payloadReaders = Set(self.selection.filter { pipeline.processors[$0].readsPayload })
+        // Stores ask for these for every record they read: worked out once.
+        dependents = self.selection.filter { !graph.inputs[$0].isEmpty }
+        dependencyColumns = Set(dependents.flatMap { graph.inputs[$0] }).sorted()
     }
 
     /// The selected processors.
     public var processors: [ProcessorDescriptor] {
         selection.map { pipeline.processors[$0] }
-    }
-
-    /// The selected processors that derive from other processors.
-    public var dependents: [Int] {
-        selection.filter { !pipeline.graph.inputs[$0].isEmpty }
-    }
-
-    /// The processors whose stored values the selected dependents read, in index order: a store hands
-    /// them out in ``DependencyState/storedValues``.
-    public var dependencyColumns: [Int] {
-        Set(dependents.flatMap { pipeline.graph.inputs[$0] }).sorted()
     }
 
     /// The processors whose current failures a store hands out in ``DependencyState/failures``: the

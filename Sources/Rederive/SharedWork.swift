@@ -67,6 +67,19 @@ final class SharedWork: Sendable {
         }
     }
 
+    /// The next claimed record when it reads no payload and the worker need not claim first (see
+    /// ``nextStep(refillBelow:)``); nil otherwise. A worker deriving such records on its thread takes
+    /// them one after the other without returning to its task.
+    func nextWithoutPayload(refillBelow lowWater: Int) -> PendingRecord? {
+        state.withLock { state in
+            let unstarted = state.claimed.count - state.next
+            if !state.exhausted && state.claiming == 0 && unstarted < lowWater { return nil }
+            guard unstarted > 0, !state.claimed[state.next].payloadRead else { return nil }
+            defer { state.next += 1 }
+            return state.claimed[state.next]
+        }
+    }
+
     /// Suspends until a claim ends after the one counted in `claimsFinished`.
     func waitForClaim(after claimsFinished: Int) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

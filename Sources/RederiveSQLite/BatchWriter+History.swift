@@ -11,9 +11,9 @@ extension BatchWriter {
     ///   - columns: The derived processors' columns, in processor order, as written.
     ///   - stored: The row of values that was stored before the write, nil when there was none.
     func keepReplaced(
-        _ processors: [ProcessorDescriptor], _ values: [DatabaseValue], stored: Row?, _ result: RecordResult, _ db: Database
+        _ processors: [ProcessorDescriptor], _ values: [DatabaseValue], stored before: [DatabaseValue]?, _ result: RecordResult,
+        _ db: Database
     ) throws {
-        let before = stored.map { Array($0.databaseValues) }
         var offset = 0
         var changed: [ProcessorDescriptor] = []
         for processor in processors {

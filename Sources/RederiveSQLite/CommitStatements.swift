@@ -3,15 +3,15 @@ import Rederive
 
 /// The statements of one commit, prepared once per shape and reused for every record of the batch:
 /// reading and writing derived values depends on which processors derived the record, stamping and
-/// clearing failures on how many.
+/// clearing failures on how many records.
 final class CommitStatements {
     private let db: Database
     private let tables: PipelineTables
     let generation: Statement
     private var selects: [[Int]: Statement] = [:]
     private var writes: [[Int]: Statement] = [:]
-    private var stampUpserts: [Int: Statement] = [:]
     private var failureClears: [Int: Statement] = [:]
+    private var recordStamps: [Int: Statement] = [:]
 
     init(_ db: Database, _ tables: PipelineTables) throws {
         self.db = db
@@ -52,34 +52,46 @@ final class CommitStatements {
         return statement
     }
 
-    /// Upserts `count` stamps: eleven arguments each (pipeline, processor, record, source, version,
-    /// generation, payload digest, inputs digest, input versions, run, time).
-    func stamps(count: Int) throws -> Statement {
-        if let statement = stampUpserts[count] { return statement }
-        let rows = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)", count: count).joined(separator: ", ")
+    /// Upserts one processor's stamps of `count` records. Arguments: what every stamp shares (pipeline,
+    /// processor, source, version, input versions, run, time), then four per record (record,
+    /// generation, payload digest, inputs digest).
+    func stamps(ofRecords count: Int) throws -> Statement {
+        if let statement = recordStamps[count] { return statement }
+        let rows = Array(repeating: "(?, ?, ?, ?)", count: count).joined(separator: ", ")
+        // `WHERE true` tells SQLite that ON CONFLICT belongs to the INSERT, not to a join.
         let statement = try db.cachedStatement(sql: """
             INSERT INTO rederive_stamps
                 (pipeline, processor, record_id, source, version, generation, payload_digest, inputs_digest, input_versions,
                  current, run_id, derived_at)
-            VALUES \(rows)
+            SELECT ?, ?, v.column1, ?, ?, v.column2, v.column3, v.column4, ?, 1, ?, ?
+            FROM (VALUES \(rows)) v WHERE true
             ON CONFLICT (pipeline, processor, record_id) DO UPDATE SET
                 version = excluded.version, generation = excluded.generation,
                 payload_digest = excluded.payload_digest, inputs_digest = excluded.inputs_digest,
                 input_versions = excluded.input_versions, current = 1,
                 run_id = excluded.run_id, derived_at = excluded.derived_at
             """)
-        stampUpserts[count] = statement
+        recordStamps[count] = statement
         return statement
     }
 
-    /// Deletes a record's failures for `count` processors: arguments are the pipeline, the record id and the names.
-    func clearFailures(count: Int) throws -> Statement {
+    /// Deletes the failures of one processor for `count` records: arguments are the pipeline, the
+    /// processor's name and the record ids.
+    func clearFailures(ofRecords count: Int) throws -> Statement {
         if let statement = failureClears[count] { return statement }
-        let names = Array(repeating: "?", count: count).joined(separator: ", ")
+        let records = Array(repeating: "?", count: count).joined(separator: ", ")
         let statement = try db.cachedStatement(
-            sql: "DELETE FROM rederive_failures WHERE pipeline = ? AND record_id = ? AND processor IN (\(names))"
+            sql: "DELETE FROM rederive_failures WHERE pipeline = ? AND processor = ? AND record_id IN (\(records))"
         )
         failureClears[count] = statement
         return statement
+    }
+
+    /// Whether the processor has any failure kept, current or not, as the transaction sees it now.
+    func hasFailures(processor: String) throws -> Bool {
+        try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM rederive_failures WHERE pipeline = ? AND processor = ?)"),
+            arguments: [tables.pipeline.name, processor]
+        ) ?? true
     }
 }

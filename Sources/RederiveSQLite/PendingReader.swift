@@ -77,13 +77,65 @@ struct PendingReader {
     /// The processors' stored values, by processor; none when the record has no row of derived values.
     private func values(of processors: [Int], _ recordID: Int64, _ statement: Statement) throws -> [Int: [DerivedValue]] {
         guard let row = try Row.fetchOne(statement, arguments: [recordID]) else { return [:] }
+        return Self.values(of: processors, in: plan.pipeline, row, from: 0)
+    }
+
+    /// The processors' values in the columns of `row` from `start` on, in the processors' order.
+    static func values(of processors: [Int], in pipeline: Pipeline, _ row: Row, from start: Int) -> [Int: [DerivedValue]] {
         var values: [Int: [DerivedValue]] = [:]
-        var column = 0
+        var column = start
         for processor in processors {
-            let count = plan.pipeline.processors[processor].columns.count
+            let count = pipeline.processors[processor].columns.count
             values[processor] = (column..<column + count).map { DerivedValue(row[$0] as DatabaseValue) }
             column += count
         }
         return values
+    }
+}
+
+/// Reads picked records whole in the pick query itself, for claims in which no processor reads the
+/// payload: the query gains the stored values the plan's dependents read, so a record needs no
+/// statement of its own. What it hands out is what ``PendingReader`` would read for the same records.
+///
+/// Unlike ``PendingReader`` it does not look the record up in the pipeline's table: the pick reads
+/// `rederive_records` in the same transaction, and the table's triggers insert and delete a record's
+/// row there together with the record, so a picked record is in the table. Sparing that lookup spares
+/// reading a page of the table per record.
+struct PayloadFreeRead {
+    let plan: RunPlan
+    let inputs: [Int]
+    let tables: PipelineTables
+
+    init(_ plan: RunPlan, _ tables: PipelineTables) {
+        self.plan = plan
+        self.tables = tables
+        inputs = plan.dependencyColumns
+    }
+
+    /// The query around the pending query `picking`: its columns, then whether the record has a row of
+    /// derived values, then the stored input values.
+    func sql(picking: String) -> String {
+        let columns = inputs.flatMap { plan.pipeline.processors[$0].columns }.map { ", d.\(SQL.identifier($0.name))" }
+        return """
+            SELECT q.*, d.\(tables.destinationID) IS NOT NULL\(columns.joined())
+            FROM (\(picking)) q
+            LEFT JOIN \(tables.destination) d ON d.\(tables.destinationID) = q.record_id
+            ORDER BY q.record_id
+            """
+    }
+
+    /// The record a row describes; `start` is where the pending query's columns end.
+    func record(_ pick: PendingPick, _ row: Row, at start: Int) -> PendingRecord {
+        let stored = if row[start] as Bool, plan.needsStoredValues(stale: pick.staleProcessors) {
+            PendingReader.values(of: inputs, in: plan.pipeline, row, from: start + 1)
+        } else {
+            [Int: [DerivedValue]]()
+        }
+        return PendingRecord(
+            recordID: pick.recordID, payload: nil, generation: row[1], staleProcessors: pick.staleProcessors, payloadRead: false,
+            dependencies: plan.dependencyState(
+                stale: pick.staleProcessors, storedValues: stored, consumedDigests: pick.consumedDigests, failures: pick.failures
+            )
+        )
     }
 }

@@ -113,6 +113,13 @@ extension SQLiteStore {
         /// Dependents whose current stamp's input digest follows the failures, one column each.
         let digestColumns: [Int]
 
+        /// Whether a processor that reads the payload may run for some record: if not for all the
+        /// processors asked about, then for no record.
+        let mayReadPayload: Bool
+
+        /// The columns of a row of the query.
+        var columnCount: Int { 2 + selection.count + failureColumns.count + digestColumns.count }
+
         func arguments(cursor: Int64?, limit: Int?) -> StatementArguments {
             var values: [(any DatabaseValueConvertible)?] = processorArguments
             values.append(source)
@@ -140,8 +147,8 @@ extension SQLiteStore {
                 column += 1
             }
             return PendingPick(
-                recordID: row[0], staleProcessors: stale, readsPayload: plan.readsPayload(stale: stale), failures: failures,
-                consumedDigests: digests
+                recordID: row[0], staleProcessors: stale, readsPayload: mayReadPayload && plan.readsPayload(stale: stale),
+                failures: failures, consumedDigests: digests
             )
         }
     }
@@ -235,7 +242,8 @@ extension SQLiteStore {
             """
         return PendingQuery(
             plan: plan, sql: sql, processorArguments: arguments, source: plan.pipeline.table, selection: shape.staleCandidates,
-            failureColumns: shape.failureColumns, digestColumns: shape.digestColumns
+            failureColumns: shape.failureColumns, digestColumns: shape.digestColumns,
+            mayReadPayload: plan.readsPayload(stale: shape.staleCandidates)
         )
     }
 }

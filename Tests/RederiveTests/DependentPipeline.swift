@@ -15,6 +15,8 @@ struct DependentPipeline {
     var totalScale = 1.0
     var totalFixed = false
     var sizeVersion = 1
+    /// Called with each `total` that `size` derives from, before it derives.
+    var onSize: @Sendable (Double?) -> Void = { _ in }
     var log = DerivationLog()
     let probe = DerivationProbe()
 
@@ -23,6 +25,7 @@ struct DependentPipeline {
         let scale = totalScale
         let fixed = totalFixed
         let probe = self.probe
+        let onSize = self.onSize
         let total = Processor<Sample>.real("total", version: totalVersion) { sample in
             probe.order.withLock { $0.append("total:\(sample.label)") }
             log.record("total", sample)
@@ -36,6 +39,7 @@ struct DependentPipeline {
             return [.integer(sample.values.count), .text(sample.label.uppercased())]
         }
         let size = Processor<Sample>.text("size", version: sizeVersion, from: total.real) { total in
+            onSize(total)
             probe.order.withLock { $0.append("size") }
             log.record("size", Sample(values: [], label: ""))
             guard let total else { return nil }

@@ -179,6 +179,74 @@ struct DependentProcessorTests {
         }
     }
 
+    @Test func aDependentThatHangsHoldsUpOnlyItsWorkerAndTheRunStopsWhenCancelled() async throws {
+        try await withTemporaryDatabase { path in
+            var test = DependentPipeline()
+            try await prepare(test.pipeline, at: path)
+            try insertRecords(samples(30), into: path)
+            _ = try await run(test.pipeline, at: path)
+
+            // Record k3 (total 3 + 1 + 2) loops in `size` until the test ends, like a processor stuck
+            // in an endless loop; no payload is read, so every record is derived on the workers' threads.
+            let release = Mutex(false)
+            defer { release.withLock { $0 = true } }
+            test.sizeVersion = 2
+            test.onSize = { total in
+                if total == 6 {
+                    while !release.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.005) }
+                }
+            }
+            let hungID = try Inspection(path: path).count("SELECT id FROM items WHERE key = 'k3'")
+            // Once every other record is committed and the hang is reported, the user presses Ctrl-C.
+            let progress = WatchingProgress { event in
+                if case .advanced(let progress) = event { progress.done == 29 && !progress.overdue.isEmpty } else { false }
+            }
+            var configuration = Runner.Configuration(parallelism: 2, batchSize: 5)
+            configuration.claimSize = 4
+            configuration.recordTimeout = .milliseconds(200)
+            let runner = Runner(store: try SQLiteStore(path: path), pipelines: [test.pipeline], configuration: configuration, progress: progress)
+            let task = Task { try await runner.run() }
+            progress.task.withLock { $0 = task }
+            let summary = try await task.value
+
+            #expect(summary.status == .interrupted)
+            #expect(summary.counts == RunCounts(unchanged: 29))
+            #expect(summary.overdue.map(\.recordID) == [Int64(hungID)])
+            #expect(try Inspection(path: path).count("SELECT count(*) FROM rederive_stamps WHERE processor = 'size' AND version = 2 AND current = 1") == 29)
+        }
+    }
+
+    @Test func aCancelledDependentsOnlyRunResumesWithNothingLostOrRepeated() async throws {
+        try await withTemporaryDatabase { path in
+            var test = DependentPipeline()
+            try await prepare(test.pipeline, at: path)
+            try insertRecords(samples(400), into: path)
+            _ = try await run(test.pipeline, at: path)
+            #expect(test.log.total("size") == 400)
+
+            test.sizeVersion = 2
+            let canceller = CancelAfterFirstCommit()
+            let store = try SQLiteStore(path: path)
+            let runner = Runner(
+                store: store, pipelines: [test.pipeline],
+                configuration: Runner.Configuration(parallelism: 2, batchSize: 10), progress: canceller
+            )
+            let task = Task { try await runner.run() }
+            canceller.task.withLock { $0 = task }
+            let first = try await task.value
+            #expect(first.status == .interrupted)
+            #expect(first.counts.total < 400)
+            #expect(first.counts.total > 0)
+
+            let second = try await run(test.pipeline, at: path)
+            #expect(second.status == .completed)
+            #expect(first.counts.total + second.counts.total == 400)
+            // Every record's size derived exactly once more: what was derived before the cancel was committed.
+            #expect(test.log.total("size") == 800)
+            #expect(try Inspection(path: path).count("SELECT count(*) FROM rederive_stamps WHERE processor = 'size' AND version = 2 AND current = 1") == 400)
+        }
+    }
+
     @Test func aDryRunCountsTheCascade() async throws {
         try await withTemporaryDatabase { path in
             var test = DependentPipeline()
