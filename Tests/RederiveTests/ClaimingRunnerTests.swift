@@ -27,6 +27,21 @@ func eventually(within seconds: Double = 240, _ condition: () -> Bool) async -> 
     return condition()
 }
 
+/// Runs `pipeline` with 2 workers, batches of 5 and a 200 ms record timeout, while one record hangs;
+/// once the other `othersDone` records are committed and the hang is reported, the user presses Ctrl-C.
+func runCancelledOnceTheHangIsReported(_ pipeline: Pipeline, at path: String, othersDone: Int, claimSize: Int? = nil) async throws -> RunSummary {
+    let progress = WatchingProgress { event in
+        if case .advanced(let progress) = event { progress.done == othersDone && !progress.overdue.isEmpty } else { false }
+    }
+    var configuration = Runner.Configuration(parallelism: 2, batchSize: 5)
+    if let claimSize { configuration.claimSize = claimSize }
+    configuration.recordTimeout = .milliseconds(200)
+    let runner = Runner(store: try SQLiteStore(path: path), pipelines: [pipeline], configuration: configuration, progress: progress)
+    let task = Task { try await runner.run() }
+    progress.task.withLock { $0 = task }
+    return try await task.value
+}
+
 /// Keeps the progress events and cancels the run's task when an event matches.
 final class WatchingProgress: ProgressReporter {
     let events = InMemoryProgress()
@@ -239,16 +254,7 @@ struct ClaimingRunnerTests {
             try await prepare(test.pipeline, at: path)
             try insertRecords(samples(30), into: path)
             let hungID = try Inspection(path: path).count("SELECT id FROM items WHERE key = 'k3'")
-            // Once every other record is committed and the hang is reported, the user presses Ctrl-C.
-            let progress = WatchingProgress { event in
-                if case .advanced(let progress) = event { progress.done == 29 && !progress.overdue.isEmpty } else { false }
-            }
-            var configuration = Runner.Configuration(parallelism: 2, batchSize: 5)
-            configuration.recordTimeout = .milliseconds(200)
-            let runner = Runner(store: try SQLiteStore(path: path), pipelines: [test.pipeline], configuration: configuration, progress: progress)
-            let task = Task { try await runner.run() }
-            progress.task.withLock { $0 = task }
-            let summary = try await task.value
+            let summary = try await runCancelledOnceTheHangIsReported(test.pipeline, at: path, othersDone: 29)
 
             #expect(summary.status == .interrupted)
             #expect(summary.counts == RunCounts(derived: 29))

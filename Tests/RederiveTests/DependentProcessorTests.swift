@@ -197,17 +197,7 @@ struct DependentProcessorTests {
                 }
             }
             let hungID = try Inspection(path: path).count("SELECT id FROM items WHERE key = 'k3'")
-            // Once every other record is committed and the hang is reported, the user presses Ctrl-C.
-            let progress = WatchingProgress { event in
-                if case .advanced(let progress) = event { progress.done == 29 && !progress.overdue.isEmpty } else { false }
-            }
-            var configuration = Runner.Configuration(parallelism: 2, batchSize: 5)
-            configuration.claimSize = 4
-            configuration.recordTimeout = .milliseconds(200)
-            let runner = Runner(store: try SQLiteStore(path: path), pipelines: [test.pipeline], configuration: configuration, progress: progress)
-            let task = Task { try await runner.run() }
-            progress.task.withLock { $0 = task }
-            let summary = try await task.value
+            let summary = try await runCancelledOnceTheHangIsReported(test.pipeline, at: path, othersDone: 29, claimSize: 4)
 
             #expect(summary.status == .interrupted)
             #expect(summary.counts == RunCounts(unchanged: 29))
@@ -225,15 +215,7 @@ struct DependentProcessorTests {
             #expect(test.log.total("size") == 400)
 
             test.sizeVersion = 2
-            let canceller = CancelAfterFirstCommit()
-            let store = try SQLiteStore(path: path)
-            let runner = Runner(
-                store: store, pipelines: [test.pipeline],
-                configuration: Runner.Configuration(parallelism: 2, batchSize: 10), progress: canceller
-            )
-            let task = Task { try await runner.run() }
-            canceller.task.withLock { $0 = task }
-            let first = try await task.value
+            let first = try await runCancelledAfterFirstCommit(test.pipeline, on: try SQLiteStore(path: path))
             #expect(first.status == .interrupted)
             #expect(first.counts.total < 400)
             #expect(first.counts.total > 0)

@@ -16,6 +16,19 @@ final class CancelAfterFirstCommit: ProgressReporter {
     }
 }
 
+/// Runs `pipeline` on `store` with 2 workers and batches of 10, cancelled once its first batch is
+/// committed, as Ctrl-C would.
+func runCancelledAfterFirstCommit(_ pipeline: Pipeline, on store: SQLiteStore) async throws -> RunSummary {
+    let canceller = CancelAfterFirstCommit()
+    let runner = Runner(
+        store: store, pipelines: [pipeline],
+        configuration: Runner.Configuration(parallelism: 2, batchSize: 10), progress: canceller
+    )
+    let task = Task { try await runner.run() }
+    canceller.task.withLock { $0 = task }
+    return try await task.value
+}
+
 @Suite("Interruption and resume", .timeLimit(.minutes(5)))
 struct InterruptionTests {
     @Test func aCancelledRunResumesWithNothingLostOrRepeated() async throws {
@@ -23,15 +36,8 @@ struct InterruptionTests {
             let test = TestPipeline()
             try await prepare(test.pipeline, at: path)
             try insertRecords(samples(400), into: path)
-            let canceller = CancelAfterFirstCommit()
             let store = try SQLiteStore(path: path)
-            let runner = Runner(
-                store: store, pipelines: [test.pipeline],
-                configuration: Runner.Configuration(parallelism: 2, batchSize: 10), progress: canceller
-            )
-            let task = Task { try await runner.run() }
-            canceller.task.withLock { $0 = task }
-            let first = try await task.value
+            let first = try await runCancelledAfterFirstCommit(test.pipeline, on: store)
             #expect(first.status == .interrupted)
             #expect(first.counts.total < 400)
             #expect(first.counts.total > 0)
