@@ -156,9 +156,7 @@ struct PostgresPendingReader {
             var values: [Int: [DerivedValue]] = [:]
             var offset = 1
             for (index, descriptor) in zip(processors, descriptors) {
-                values[index] = try descriptor.columns.enumerated().map { position, column in
-                    try PostgresBatchWriter.value(cells[offset + position], column.type)
-                }
+                values[index] = try PostgresStore.values(cells, from: offset, descriptor.columns)
                 offset += descriptor.columns.count
             }
             stored[try cells[0].decode(Int64.self)] = values

@@ -157,14 +157,5 @@ struct PostgresPipelineSchema {
     private func execute(_ sql: String, _ connection: PostgresConnection, _ logger: Logger) async throws {
         try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
     }
-
-    /// How the payload column is read as bytes: bytea as it is, text and JSON as their UTF-8 text.
-    static func payloadReader(type: String?, column: String) -> String {
-        switch type {
-        case "text", "character varying", "character": "convert_to(t.\(column), 'UTF8')"
-        case "json", "jsonb": "convert_to(t.\(column)::text, 'UTF8')"
-        default: "t.\(column)"
-        }
-    }
 }
 #endif

@@ -187,9 +187,7 @@ struct PostgresBatchWriter {
             var offset = 1
             var values: [[DerivedValue]] = []
             for processor in processors {
-                values.append(try processor.columns.enumerated().map { position, column in
-                    try Self.value(cells[offset + position], column.type)
-                })
+                values.append(try PostgresStore.values(cells, from: offset, processor.columns))
                 offset += processor.columns.count
             }
             stored[try cells[0].decode(Int64.self)] = values

@@ -27,10 +27,10 @@ extension PostgresStore {
         for (name, payload) in payloads {
             if latest.updateValue(payload, forKey: name) == nil { order.append(name) }
         }
-        let column = try await payloadColumnType(tables)
         var statement = SQLStatement()
         let keys = statement.bind(order)
         let incoming: String
+        let column: String? = if case .text(let type) = try await payloadColumn(tables) { type } else { nil }
         if let column {
             // A text or JSON column holds the JSON itself: compressed payloads are inflated first.
             let texts = try order.map { key in try Self.text(of: latest[key] ?? [], key: key, in: pipeline, type: column) }
@@ -54,21 +54,6 @@ extension PostgresStore {
             let rows = try await connection.run(statement, logger: logger).collect { try $0.decode((Int64, Int64, Int64).self) }
             guard let (inserted, replaced, unchanged) = rows.first else { return ImportOutcome() }
             return ImportOutcome(inserted: Int(inserted), replaced: Int(replaced), unchanged: Int(unchanged))
-        }
-    }
-
-    /// The payload column's type when it holds text rather than bytes (`text`, `json` or `jsonb`);
-    /// nil for `bytea`.
-    private func payloadColumnType(_ tables: PostgresPipelineTables) async throws -> String? {
-        let logger = self.logger
-        let columns = try await withConnection("read") { connection in
-            try await PostgresPipelineSchema.columns(of: tables.pipeline.table, connection, logger)
-        }
-        switch columns[tables.pipeline.payloadColumn] {
-        case "text", "character varying", "character": return "text"
-        case "json": return "json"
-        case "jsonb": return "jsonb"
-        default: return nil
         }
     }
 

@@ -3,36 +3,20 @@ import Foundation
 import PostgresNIO
 import Rederive
 
-/// Recorded runs: one per `rederive run` process, its counts added to by every commit.
+/// Recorded runs: one per job, shared by the worker processes that derive it, its counts added to by
+/// every commit.
 extension PostgresStore {
     public func startRun(processors: [ProcessorVersion]) async throws -> Int64 {
-        var statement = SQLStatement()
         let processorsJSON = String(decoding: try JSONEncoder().encode(processors), as: UTF8.self)
-        statement.sql = """
-            INSERT INTO rederive_runs (started_at, status, processors)
-            VALUES (now(), \(statement.bind(RunStatus.running.rawValue)), \(statement.bind(processorsJSON, as: "jsonb"))) RETURNING id
-            """
-        let logger = self.logger
-        let keep = Int64(replacedValuesRunLimit)
         return try await transaction("record a run in") { connection in
-            let runID = try await connection.run(statement, logger: logger).collect { try $0.decode(Int64.self) }.first ?? 0
-            // Only the newest runs can be rolled back.
-            var prune = SQLStatement()
-            prune.sql = "DELETE FROM rederive_replaced WHERE run_id <= \(prune.bind(runID - keep))"
-            try await connection.run(prune, logger: logger)
-            return runID
+            try await insertRun(processorsJSON, connection)
         }
     }
 
     public func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts) async throws {
         // The counts are already there: every commit added its own.
-        var statement = SQLStatement()
-        statement.sql = """
-            UPDATE rederive_runs SET ended_at = now(), status = \(statement.bind(status.rawValue)) WHERE id = \(statement.bind(runID))
-            """
-        let logger = self.logger
-        _ = try await withConnection("record a run in") { connection in
-            try await connection.run(statement, logger: logger)
+        try await withConnection("record a run in") { connection in
+            try await endRun(runID, status: status, connection)
         }
     }
 
@@ -42,7 +26,6 @@ extension PostgresStore {
     public func startRun(processors: [ProcessorVersion], lease: WorkerLease) async throws -> Int64 {
         let processorsJSON = String(decoding: try JSONEncoder().encode(processors), as: UTF8.self)
         let logger = self.logger
-        let keep = Int64(replacedValuesRunLimit)
         return try await transaction("record a run in") { connection in
             // One worker at a time decides whether to join or start.
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext('rederive runs'))", logger: logger)
@@ -54,24 +37,12 @@ extension PostgresStore {
                     AND l.expires_at > clock_timestamp())
                 ORDER BY r.id DESC LIMIT 1
                 """
-            var runID = try await connection.run(join, logger: logger).collect { try $0.decode(Int64.self) }.first
-            if runID == nil {
-                var start = SQLStatement()
-                start.sql = """
-                    INSERT INTO rederive_runs (started_at, status, processors)
-                    VALUES (now(), \(start.bind(RunStatus.running.rawValue)), \(start.bind(processorsJSON, as: "jsonb"))) RETURNING id
-                    """
-                let id = try await connection.run(start, logger: logger).collect { try $0.decode(Int64.self) }.first ?? 0
-                // Only the newest runs can be rolled back.
-                var prune = SQLStatement()
-                prune.sql = "DELETE FROM rederive_replaced WHERE run_id <= \(prune.bind(id - keep))"
-                try await connection.run(prune, logger: logger)
-                runID = id
-            }
+            let joined = try await connection.run(join, logger: logger).collect { try $0.decode(Int64.self) }.first
+            let runID = if let joined { joined } else { try await insertRun(processorsJSON, connection) }
             var attach = SQLStatement()
-            attach.sql = "UPDATE rederive_leases SET run_id = \(attach.bind(runID ?? 0)) WHERE token = \(attach.bind(lease.token))"
+            attach.sql = "UPDATE rederive_leases SET run_id = \(attach.bind(runID)) WHERE token = \(attach.bind(lease.token))"
             try await connection.run(attach, logger: logger)
-            return runID ?? 0
+            return runID
         }
     }
 
@@ -88,12 +59,30 @@ extension PostgresStore {
                 SELECT count(*) FROM rederive_leases WHERE run_id = \(others.bind(runID)) AND expires_at > clock_timestamp()
                 """
             guard try await connection.count(others, logger: logger) == 0 else { return }
-            var end = SQLStatement()
-            end.sql = """
-                UPDATE rederive_runs SET ended_at = now(), status = \(end.bind(status.rawValue)) WHERE id = \(end.bind(runID))
-                """
-            try await connection.run(end, logger: logger)
+            try await endRun(runID, status: status, connection)
         }
+    }
+
+    /// Records a new run and returns its id; only the newest runs keep what they replaced.
+    private func insertRun(_ processorsJSON: String, _ connection: PostgresConnection) async throws -> Int64 {
+        var start = SQLStatement()
+        start.sql = """
+            INSERT INTO rederive_runs (started_at, status, processors)
+            VALUES (now(), \(start.bind(RunStatus.running.rawValue)), \(start.bind(processorsJSON, as: "jsonb"))) RETURNING id
+            """
+        let runID = try await connection.run(start, logger: logger).collect { try $0.decode(Int64.self) }.first ?? 0
+        var prune = SQLStatement()
+        prune.sql = "DELETE FROM rederive_replaced WHERE run_id <= \(prune.bind(runID - Int64(replacedValuesRunLimit)))"
+        try await connection.run(prune, logger: logger)
+        return runID
+    }
+
+    private func endRun(_ runID: Int64, status: RunStatus, _ connection: PostgresConnection) async throws {
+        var end = SQLStatement()
+        end.sql = """
+            UPDATE rederive_runs SET ended_at = now(), status = \(end.bind(status.rawValue)) WHERE id = \(end.bind(runID))
+            """
+        try await connection.run(end, logger: logger)
     }
 
     public func runs(limit: Int?) async throws -> [RunHistoryEntry] {

@@ -19,23 +19,28 @@ extension PostgresStore {
                 return again
             }
         }
-        remember(PostgresPipelineSchema.payloadReader(type: changes.payloadType, column: schema.tables.payload), for: pipeline)
+        remember(PayloadColumn(type: changes.payloadType), for: pipeline)
     }
 
-    private func remember(_ reader: String, for pipeline: Pipeline) {
-        payloadReaders.withLock { $0[pipeline.table] = reader }
+    private func remember(_ column: PayloadColumn, for pipeline: Pipeline) {
+        payloadColumns.withLock { $0[pipeline.table] = column }
     }
 
-    /// How this pipeline's payload is read as bytes, on alias `t`; looked up once.
-    func payloadReader(_ tables: PostgresPipelineTables) async throws -> String {
-        if let known = payloadReaders.withLock({ $0[tables.pipeline.table] }) { return known }
+    /// What this pipeline's payload column holds; looked up once, when ``prepare(_:)`` has not.
+    func payloadColumn(_ tables: PostgresPipelineTables) async throws -> PayloadColumn {
+        if let known = payloadColumns.withLock({ $0[tables.pipeline.table] }) { return known }
         let logger = self.logger
         let columns = try await withConnection("read") { connection in
             try await PostgresPipelineSchema.columns(of: tables.pipeline.table, connection, logger)
         }
-        let reader = PostgresPipelineSchema.payloadReader(type: columns[tables.pipeline.payloadColumn], column: tables.payload)
-        remember(reader, for: tables.pipeline)
-        return reader
+        let column = PayloadColumn(type: columns[tables.pipeline.payloadColumn])
+        remember(column, for: tables.pipeline)
+        return column
+    }
+
+    /// How this pipeline's payload is read as bytes, on alias `t`.
+    func payloadReader(_ tables: PostgresPipelineTables) async throws -> String {
+        try await payloadColumn(tables).reader(tables.payload)
     }
 
     public func pendingCount(_ plan: RunPlan) async throws -> Int {

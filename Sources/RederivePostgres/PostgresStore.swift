@@ -25,8 +25,8 @@ public final class PostgresStore: Sendable {
     let logger: Logger
     /// Where this process's claims of each pipeline have reached, by lease token and pipeline name.
     let claimCursors = Mutex<[ClaimCursorKey: Int64]>([:])
-    /// How each pipeline's payload column is read as bytes, by table name (bytea, text or jsonb).
-    let payloadReaders = Mutex<[String: String]>([:])
+    /// What each pipeline's payload column holds, by table name.
+    let payloadColumns = Mutex<[String: PayloadColumn]>([:])
     /// How many of the newest runs keep what they replaced, for rollback; older runs' are dropped when
     /// a run starts.
     public let replacedValuesRunLimit: Int

@@ -1,0 +1,28 @@
+#if PostgreSQL
+/// What a pipeline's payload column holds: bytes (`bytea`), or the JSON itself as text (`text`,
+/// `json`, `jsonb`), which rederive reads as its UTF-8 bytes and writes inflated.
+enum PayloadColumn: Sendable, Equatable {
+    case bytes
+    /// The JSON as text, in a column of this type: `text`, `json` or `jsonb`.
+    case text(String)
+
+    /// The column of `type` as `information_schema` names it; bytes for `bytea` or an unknown type.
+    init(type: String?) {
+        switch type {
+        case "text", "character varying", "character": self = .text("text")
+        case "json": self = .text("json")
+        case "jsonb": self = .text("jsonb")
+        default: self = .bytes
+        }
+    }
+
+    /// How the column `name` is read as bytes, on alias `t`.
+    func reader(_ name: String) -> String {
+        switch self {
+        case .bytes: "t.\(name)"
+        case .text("text"): "convert_to(t.\(name), 'UTF8')"
+        case .text: "convert_to(t.\(name)::text, 'UTF8')"
+        }
+    }
+}
+#endif
