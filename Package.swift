@@ -147,6 +147,7 @@ let package = Package(
             dependencies: [
                 "RederiveCLI",
                 .target(name: "RederivePostgres", condition: .when(traits: postgreSQL)),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: postgreSQL)),
                 "RoomScan",
                 "Rederive",
                 "RederiveSQLite",

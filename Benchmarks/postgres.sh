@@ -133,6 +133,11 @@ print(ticks / os.sysconf("SC_CLK_TCK"))
 PY
 }
 
+# Every run with its counts: its row's plus the shares its workers' commits added.
+runs_counted="(SELECT r.id, r.derived + coalesce(sum(s.derived), 0) AS derived,
+    r.unchanged + coalesce(sum(s.unchanged), 0) AS unchanged, r.failed + coalesce(sum(s.failed), 0) AS failed,
+    r.skipped + coalesce(sum(s.skipped), 0) AS skipped
+    FROM rederive_runs r LEFT JOIN rederive_run_shares s ON s.run_id = r.id GROUP BY r.id) AS runs"
 table_rows() { pg -c "SELECT relname, n_tup_ins, n_tup_upd, n_tup_del FROM pg_stat_user_tables ORDER BY relname"; }
 last_run() { pg -c "SELECT coalesce(max(id), 0) FROM rederive_runs"; }
 
@@ -188,7 +193,7 @@ measure_postgres() {
     table_rows >"$tag.rows-after"
     local handled
     handled=$(pg -c "SELECT coalesce(sum(derived), 0), coalesce(sum(unchanged), 0), coalesce(sum(failed), 0),
-                     coalesce(sum(skipped), 0), count(*) FROM rederive_runs WHERE id > $before")
+                     coalesce(sum(skipped), 0), count(*) FROM $runs_counted WHERE id > $before")
     local derived unchanged failed skipped runs
     read -r derived unchanged failed skipped runs <<<"$handled"
     # One run per process, or one run the processes share.
@@ -277,7 +282,7 @@ takeover() {
     started_pids+=("$b")
     local line token="" held=0 committed=0 killed=""
     for _ in $(seq 1 2000); do
-        echo "SELECT (SELECT coalesce(sum(derived + unchanged), 0) FROM rederive_runs WHERE id > $before),
+        echo "SELECT (SELECT coalesce(sum(derived + unchanged), 0) FROM $runs_counted WHERE id > $before),
               coalesce((SELECT token FROM rederive_leases WHERE process_id = $a), '-'),
               (SELECT count(*) FROM rederive_records WHERE claimed_by = (SELECT token FROM rederive_leases
                   WHERE process_id = $a));" >&"$poll_in"
@@ -325,7 +330,7 @@ takeover() {
     local ended
     ended=$(date +%s.%N)
     local handled
-    handled=$(pg -c "SELECT coalesce(sum(derived + unchanged), 0), coalesce(sum(failed), 0) FROM rederive_runs WHERE id > $before")
+    handled=$(pg -c "SELECT coalesce(sum(derived + unchanged), 0), coalesce(sum(failed), 0) FROM $runs_counted WHERE id > $before")
     local done failed
     read -r done failed <<<"$handled"
     if [ "$done" -ne "$records" ] || [ "$failed" -ne 0 ]; then

@@ -46,6 +46,10 @@ public protocol RecordStore: Sendable {
     /// Gives the lease and any claims under it back, so that others need not wait for it to expire.
     func releaseLease(_ lease: WorkerLease) async throws
 
+    /// How many records a worker claims at a time unless the run says otherwise: few where a claim is
+    /// cheap, so that the workers stay evenly busy; more where each claim is a transaction on a server.
+    var preferredClaimSize: Int { get }
+
     /// Claims up to `limit` pending records that no one else holds, with their payloads, for one worker
     /// of the lease's process. The batch ends early once its payloads hold `byteLimit` bytes; it holds at
     /// least one record, and none when nothing is left to claim for this run.
@@ -59,6 +63,8 @@ public protocol RecordStore: Sendable {
 }
 
 extension RecordStore {
+    public var preferredClaimSize: Int { 32 }
+
     public func startRun(processors: [ProcessorVersion], lease: WorkerLease) async throws -> Int64 {
         try await startRun(processors: processors)
     }

@@ -23,9 +23,10 @@ extension Runner {
         public var maximumRate: Double?
         /// Where records are derived; the runner's own concurrent workers when nil.
         public var deriver: (any RecordDeriver)? = nil
-        /// Records one worker claims at a time. Small claims keep the workers evenly busy; each claim
-        /// costs the store one index query.
-        public var claimSize = 32
+        /// Records one worker claims at a time; nil for the store's ``RecordStore/preferredClaimSize``.
+        /// Small claims keep the workers evenly busy; each claim costs the store a query or, on a
+        /// server, a transaction.
+        public var claimSize: Int? = nil
         /// How long the writer waits for a full batch before it commits what it holds, so progress
         /// stays live and little is lost to an interruption.
         public var commitInterval: Duration = .milliseconds(100)
@@ -76,7 +77,7 @@ extension Runner {
             if maximumPayloadSize < 1 {
                 throw RederiveError(.invalidArgument, "maximum payload size must be positive, not \(maximumPayloadSize)")
             }
-            if claimSize < 1 {
+            if let claimSize, claimSize < 1 {
                 throw RederiveError(.invalidArgument, "claim size must be at least 1, not \(claimSize)")
             }
             if let recordTimeout, recordTimeout <= .zero {

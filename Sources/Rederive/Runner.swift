@@ -214,7 +214,7 @@ public struct Runner: Sendable {
         let batchSize = configuration.maximumRate.map { max(1, min(configuration.batchSize, Int($0))) } ?? configuration.batchSize
         let workers = configuration.parallelism
         let channel = ResultChannel(capacity: 2 * batchSize)
-        let claimSize = max(1, min(batchSize, configuration.claimSize))
+        let claimSize = max(1, min(batchSize, configuration.claimSize ?? store.preferredClaimSize))
         // Every worker holds one claimed batch of payloads at most: together they stay within the byte limit.
         let claimBytes = max(1, configuration.batchByteLimit / workers)
         let run = state

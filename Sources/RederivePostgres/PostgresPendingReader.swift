@@ -94,6 +94,7 @@ struct PostgresPendingReader {
     let tables: PostgresPipelineTables
     /// How the payload is read as bytes, on alias `t`.
     let payloadReader: String
+    let statements: PreparedStatements
 
     /// The picked records, in order; the batch ends once the payloads read hold `byteLimit` bytes, and
     /// always holds a record when one is picked.
@@ -130,7 +131,7 @@ struct PostgresPendingReader {
             SELECT t.\(tables.id), \(payloadReader) FROM \(tables.table) t WHERE t.\(tables.id) = ANY(\(statement.bind(ids)))
             """
         var payloads: [Int64: [UInt8]?] = [:]
-        for try await row in try await connection.run(statement, logger: logger) {
+        for row in try await statements.run(statement, on: connection, logger: logger) {
             let (id, payload) = try row.decode((Int64, ByteBuffer?).self)
             payloads[id] = payload.map { Array($0.readableBytesView) }
         }
@@ -151,7 +152,7 @@ struct PostgresPendingReader {
             WHERE \(tables.destinationID) = ANY(\(statement.bind(ids)))
             """
         var stored: [Int64: [Int: [DerivedValue]]] = [:]
-        for try await row in try await connection.run(statement, logger: logger) {
+        for row in try await statements.run(statement, on: connection, logger: logger) {
             let cells = row.makeRandomAccess()
             var values: [Int: [DerivedValue]] = [:]
             var offset = 1

@@ -50,6 +50,8 @@ enum PostgresSQL {
 struct SQLStatement {
     var sql = ""
     var binds = PostgresBindings()
+    /// Each parameter's type as sent; nil for a NULL.
+    private(set) var parameterTypes: [PostgresDataType?] = []
 
     init(_ sql: String = "") {
         self.sql = sql
@@ -59,12 +61,14 @@ struct SQLStatement {
     /// text must be read as some other type).
     mutating func bind<Value: PostgresDynamicTypeEncodable>(_ value: Value, as type: String? = nil) -> String {
         binds.append(value)
+        parameterTypes.append(value.psqlType)
         return placeholder(type)
     }
 
     /// Binds a NULL of `type`.
     mutating func bindNull(as type: String) -> String {
         binds.appendNull()
+        parameterTypes.append(nil)
         return placeholder(type)
     }
 

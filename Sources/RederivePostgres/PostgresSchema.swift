@@ -15,11 +15,14 @@ import Rederive
 ///   up-to-date records is a GIN containment query (`processors @> '{"name": {"version": 2, "current": true}}'`).
 /// - `rederive_failures`: per record, pipeline and processor that failed, as on SQLite; rows exist only
 ///   for failures.
-/// - `rederive_runs`: every run, whose counts each commit adds to, so a run killed mid-way still says
-///   what it committed. Workers that derive the same processors at once share one run: a worker
-///   starting while others derive joins theirs, and the last to finish ends it.
+/// - `rederive_runs`: every run. Workers that derive the same processors at once share one run: a
+///   worker starting while others derive joins theirs, and the last to finish ends it.
+/// - `rederive_run_shares`: per run and worker lease, the counts its commits added (derived, unchanged,
+///   failed, skipped), so that a run killed mid-way still says what it committed. A run's counts are
+///   the sum of its shares: each worker writes a row of its own, where one row per run would have every
+///   commit of every worker wait for the others' to end.
 /// - `rederive_leases`: one row per worker process deriving now: host, pid, token, heartbeat, expiry,
-///   records committed.
+///   and the run it derives.
 /// - `rederive_replaced`: for rollback, **one row per record whose values a run changed**: the
 ///   generation it derived from and, per processor whose values changed, the values and the stamp
 ///   entry they replaced (`{"name": {"values": [...], "stamp": {...}}}`, `values` null when the record
@@ -29,12 +32,12 @@ import Rederive
 ///
 /// A record's first derivation writes five rows: the companion row, the stamp row, the replaced row,
 /// and the `rederive_records` row twice (claimed, then released by the commit), plus, per commit of a
-/// batch, the run's and the lease's counts. A derivation that changes nothing writes three: the stamp
+/// batch, the worker's share of the run's counts. A derivation that changes nothing writes three: the stamp
 /// row and the `rederive_records` row twice. Failures add one row per failing processor, and rewrite the stamp row
 /// when a failing processor held a current entry there.
 enum PostgresSchema {
     /// Bumped when the tables below change; stored in `rederive_bookkeeping`.
-    static let version = 2
+    static let version = 3
 
     static let statements: [String] = [
         "CREATE SEQUENCE IF NOT EXISTS rederive_generations",
@@ -98,12 +101,24 @@ enum PostgresSchema {
             process_id integer NOT NULL,
             acquired_at timestamptz NOT NULL,
             renewed_at timestamptz NOT NULL,
-            expires_at timestamptz NOT NULL,
-            done bigint NOT NULL DEFAULT 0
+            expires_at timestamptz NOT NULL
         )
         """,
         // The run a worker derives: workers started alike join one run (PostgresStore.startRun).
         "ALTER TABLE rederive_leases ADD COLUMN IF NOT EXISTS run_id bigint",
+        // What a worker committed is counted in its shares of runs (below), not in its lease.
+        "ALTER TABLE rederive_leases DROP COLUMN IF EXISTS done",
+        """
+        CREATE TABLE IF NOT EXISTS rederive_run_shares (
+            run_id bigint NOT NULL,
+            token text NOT NULL,
+            derived bigint NOT NULL DEFAULT 0,
+            unchanged bigint NOT NULL DEFAULT 0,
+            failed bigint NOT NULL DEFAULT 0,
+            skipped bigint NOT NULL DEFAULT 0,
+            PRIMARY KEY (run_id, token)
+        )
+        """,
         """
         CREATE TABLE IF NOT EXISTS rederive_replaced (
             run_id bigint NOT NULL,

@@ -17,6 +17,27 @@ extension PostgresStore {
     /// a sixth of the lease after it expires.
     static let claimPollInterval: Duration = .milliseconds(500)
 
+    /// Each claim is a transaction of several statements on the server: larger claims than in-process
+    /// ones spread its fixed cost over more records. The run's byte limit still bounds a claim's payloads.
+    public var preferredClaimSize: Int { 128 }
+
+    /// How often a worker looks again for records to take over, when waiting or claiming.
+    static func pollInterval(_ lease: WorkerLease) -> Duration {
+        min(claimPollInterval, lease.duration / 6)
+    }
+
+    /// Whether this process's next claim should reap expired leases: at most once per `interval`, so
+    /// that busy workers do not scan for expired leases with every claim, yet an expired lease's
+    /// records are freed within `interval` of its expiry by any worker still claiming.
+    func reapIsDue(every interval: Duration) -> Bool {
+        let now = ContinuousClock.now
+        return lastReaped.withLock { last in
+            if let previous = last, previous.duration(to: now) < interval { return false }
+            last = now
+            return true
+        }
+    }
+
     public func claim(_ plan: RunPlan, limit: Int, byteLimit: Int, lease: WorkerLease) async throws -> [PendingRecord] {
         let key = ClaimCursorKey(token: lease.token, pipeline: plan.pipeline.name)
         while true {
@@ -33,7 +54,7 @@ extension PostgresStore {
             }
             guard outcome.heldByOthers else { return [] }
             do {
-                try await Task.sleep(for: min(Self.claimPollInterval, lease.duration / 6))
+                try await Task.sleep(for: Self.pollInterval(lease))
             } catch {
                 return []
             }
@@ -48,14 +69,14 @@ extension PostgresStore {
         var retry = false
     }
 
-    /// One claiming transaction: checks the lease is still there, reaps expired ones, marks up to `limit` records,
+    /// One claiming transaction: checks the lease is still there, reaps expired ones when due, marks up to `limit` records,
     /// reads what deriving them needs (their payloads only when a processor that reads one may run),
     /// and gives back those beyond `byteLimit`.
     private func claimOnce(
         _ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int, lease: WorkerLease
     ) async throws -> ClaimOutcome {
         let tables = PostgresPipelineTables(plan.pipeline)
-        let reader = PostgresPendingReader(plan: plan, tables: tables, payloadReader: try await payloadReader(tables))
+        let reader = PostgresPendingReader(plan: plan, tables: tables, payloadReader: try await payloadReader(tables), statements: statements)
         let logger = self.logger
         var pick = SQLStatement()
         let condition = Self.staleCondition(plan, &pick)
@@ -81,8 +102,10 @@ extension PostgresStore {
             // to the end of the claim, and this process's other claims, commits and heartbeat would
             // queue behind it.
             guard try await Self.isHeld(lease, connection, logger) else { throw self.leaseLost(lease) }
-            try await Self.reapExpiredLeases(connection, logger)
-            let locked = try await connection.run(pick, logger: logger).collect { row in
+            if self.reapIsDue(every: Self.pollInterval(lease)) {
+                try await Self.reapExpiredLeases(connection, logger)
+            }
+            let locked = try await self.statements.run(pick, on: connection, logger: logger).map { row in
                 try row.makeRandomAccess()[0].decode(Int64.self)
             }
             guard !locked.isEmpty else {
@@ -99,7 +122,7 @@ extension PostgresStore {
                 LEFT JOIN rederive_stamps s ON s.pipeline = \(fresh.pipeline) AND s.record_id = r.record_id
                 WHERE r.source = \(recheck.bind(plan.pipeline.table)) AND r.record_id = ANY(\(recheck.bind(locked)))
                 """
-            let checked = try await connection.run(recheck, logger: logger).collect(fresh.pick).sorted { $0.recordID < $1.recordID }
+            let checked = try await self.statements.run(recheck, on: connection, logger: logger).map(fresh.pick).sorted { $0.recordID < $1.recordID }
             let picked = checked.filter { !$0.staleProcessors.isEmpty }
             // The records stay locked until this transaction ends, so a payload written meanwhile
             // waits for it: each payload read here belongs to the generation just returned.

@@ -10,36 +10,49 @@ extension PostgresStore {
         let tables = PostgresPipelineTables(plan.pipeline)
         let logger = self.logger
         return try await transaction("commit to") { connection in
-            // The records' claims are the fence: the lease's row is not touched until the end, so that
-            // its lock is held only while the transaction commits.
-            let accepted = try await Self.accept(results, tables, lease: lease, connection, logger)
+            // The records' claims are the fence: the lease's row is not touched, so that commits never
+            // wait for this process's heartbeat, nor it for them.
+            let accepted = try await self.accept(results, tables, lease: lease, connection, logger)
             var counts = RunCounts()
             counts.skipped = results.count - accepted.count
             let kept = results.filter { accepted.contains($0.recordID) }
             if !kept.isEmpty {
-                let writer = PostgresBatchWriter(tables: tables, runID: runID)
+                let writer = PostgresBatchWriter(tables: tables, runID: runID, statements: self.statements)
                 try await writer.store(kept, connection, logger, into: &counts)
             }
-            var tally = SQLStatement()
-            tally.sql = """
-                UPDATE rederive_runs SET derived = derived + \(tally.bind(Int64(counts.derived))),
-                    unchanged = unchanged + \(tally.bind(Int64(counts.unchanged))),
-                    failed = failed + \(tally.bind(Int64(counts.failed))), skipped = skipped + \(tally.bind(Int64(counts.skipped)))
-                WHERE id = \(tally.bind(runID))
-                """
-            try await connection.run(tally, logger: logger)
-            if let lease, !kept.isEmpty {
-                var done = SQLStatement()
-                done.sql = "UPDATE rederive_leases SET done = done + \(done.bind(Int64(kept.count))) WHERE token = \(done.bind(lease.token))"
-                try await connection.run(done, logger: logger)
-            }
+            try await self.count(counts, runID: runID, lease: lease, connection, logger)
             return counts
         }
     }
 
+    /// Adds a commit's counts to the run: to the lease's own share of it, so that concurrent workers
+    /// never wait for each other's commits on one row; without a lease, to the run's row.
+    private func count(
+        _ counts: RunCounts, runID: Int64, lease: WorkerLease?, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws {
+        var statement = SQLStatement()
+        let values = [counts.derived, counts.unchanged, counts.failed, counts.skipped].map { statement.bind(Int64($0)) }
+        if let lease {
+            statement.sql = """
+                INSERT INTO rederive_run_shares AS s (run_id, token, derived, unchanged, failed, skipped)
+                VALUES (\(statement.bind(runID)), \(statement.bind(lease.token)), \(values.joined(separator: ", ")))
+                ON CONFLICT (run_id, token) DO UPDATE SET derived = s.derived + excluded.derived,
+                    unchanged = s.unchanged + excluded.unchanged, failed = s.failed + excluded.failed,
+                    skipped = s.skipped + excluded.skipped
+                """
+        } else {
+            statement.sql = """
+                UPDATE rederive_runs SET derived = derived + \(values[0]), unchanged = unchanged + \(values[1]),
+                    failed = failed + \(values[2]), skipped = skipped + \(values[3])
+                WHERE id = \(statement.bind(runID))
+                """
+        }
+        try await statements.run(statement, on: connection, logger: logger)
+    }
+
     /// The records whose results may be stored: still claimed by this lease (or, without a lease,
     /// still there) at the generation they were read at. Frees this lease's claims on all of them.
-    private static func accept(
+    private func accept(
         _ results: [RecordResult], _ tables: PostgresPipelineTables, lease: WorkerLease?,
         _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> Set<Int64> {
@@ -60,7 +73,7 @@ extension PostgresStore {
                 WHERE r.source = \(source) FOR UPDATE OF r
                 """
         }
-        let accepted = Set(try await connection.run(statement, logger: logger).collect { try $0.decode(Int64.self) })
+        let accepted = Set(try await statements.run(statement, on: connection, logger: logger).map { try $0.decode(Int64.self) })
         if let lease, accepted.count < results.count {
             // A payload replaced meanwhile: the record stays stale, and free for the next claim.
             var release = SQLStatement()
@@ -78,6 +91,7 @@ extension PostgresStore {
 struct PostgresBatchWriter {
     let tables: PostgresPipelineTables
     let runID: Int64
+    let statements: PreparedStatements
 
     func store(_ results: [RecordResult], _ connection: PostgresConnection, _ logger: Logger, into counts: inout RunCounts) async throws {
         let processors = tables.pipeline.processors
@@ -149,7 +163,7 @@ struct PostgresBatchWriter {
             LEFT JOIN rederive_stamps s ON s.pipeline = \(pipeline) AND s.record_id = u.id
             ON CONFLICT (run_id, pipeline, record_id) DO UPDATE SET processors = excluded.processors || rederive_replaced.processors
             """
-        try await connection.run(statement, logger: logger)
+        try await statements.run(statement, on: connection, logger: logger)
     }
 
     /// `{"name": {"current": true, "version": …, "generation": …, "digest": …, "run": …}, …}`; a
@@ -182,7 +196,7 @@ struct PostgresBatchWriter {
             FROM \(tables.destination) WHERE \(tables.destinationID) = ANY(\(statement.bind(ids)))
             """
         var stored: [Int64: [[DerivedValue]]] = [:]
-        for try await row in try await connection.run(statement, logger: logger) {
+        for row in try await statements.run(statement, on: connection, logger: logger) {
             let cells = row.makeRandomAccess()
             var offset = 1
             var values: [[DerivedValue]] = []
@@ -245,7 +259,7 @@ struct PostgresBatchWriter {
             FROM unnest(\(statement.bind(stamps.map(\.0))), \(statement.bind(stamps.map(\.1)))) AS u(id, stamp)
             ON CONFLICT (pipeline, record_id) DO UPDATE SET processors = rederive_stamps.processors || excluded.processors
             """
-        try await connection.run(statement, logger: logger)
+        try await statements.run(statement, on: connection, logger: logger)
     }
 
     private func clearFailures(_ cleared: [(Int64, String)], _ connection: PostgresConnection, _ logger: Logger) async throws {
@@ -255,7 +269,7 @@ struct PostgresBatchWriter {
             DELETE FROM rederive_failures f USING unnest(\(statement.bind(cleared.map(\.0))), \(statement.bind(cleared.map(\.1)))) AS u(id, processor)
             WHERE f.pipeline = \(statement.bind(tables.pipeline.name)) AND f.record_id = u.id AND f.processor = u.processor
             """
-        try await connection.run(statement, logger: logger)
+        try await statements.run(statement, on: connection, logger: logger)
     }
 
     private func writeFailures(

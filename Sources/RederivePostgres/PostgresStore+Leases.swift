@@ -50,12 +50,11 @@ extension PostgresStore {
     /// Extends the lease by its duration unless it was reaped; false when it was. The expiry counts
     /// from the moment of renewal (`clock_timestamp()`), not from the start of the transaction, which
     /// may have waited.
-    static func renew(_ lease: WorkerLease, _ connection: PostgresConnection, _ logger: Logger, done: Int = 0) async throws -> Bool {
+    static func renew(_ lease: WorkerLease, _ connection: PostgresConnection, _ logger: Logger) async throws -> Bool {
         var statement = SQLStatement()
         statement.sql = """
             UPDATE rederive_leases SET renewed_at = clock_timestamp(),
-                expires_at = clock_timestamp() + make_interval(secs => \(statement.bind(lease.duration.secondsValue))),
-                done = done + \(statement.bind(Int64(done)))
+                expires_at = clock_timestamp() + make_interval(secs => \(statement.bind(lease.duration.secondsValue)))
             WHERE token = \(statement.bind(lease.token)) RETURNING 1
             """
         return try await !connection.run(statement, logger: logger).collect { _ in () }.isEmpty
@@ -99,7 +98,9 @@ extension PostgresStore {
         let logger = self.logger
         return try await withConnection("read") { connection in
             try await connection.query("""
-                SELECT l.host, l.process_id, l.done, l.renewed_at, l.expires_at,
+                SELECT l.host, l.process_id,
+                    (SELECT coalesce(sum(s.derived + s.unchanged + s.failed), 0)::bigint FROM rederive_run_shares s WHERE s.token = l.token),
+                    l.renewed_at, l.expires_at,
                     (SELECT count(*) FROM rederive_records r WHERE r.claimed_by = l.token)
                 FROM rederive_leases l WHERE l.expires_at >= clock_timestamp() ORDER BY l.acquired_at
                 """, logger: logger).collect { row in

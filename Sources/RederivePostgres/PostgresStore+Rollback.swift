@@ -15,7 +15,7 @@ extension PostgresStore: StoreAdministration {
             }
             var report = RollbackReport()
             for pipeline in pipelines {
-                let rollback = PostgresRollback(runID: runID, tables: PostgresPipelineTables(pipeline))
+                let rollback = PostgresRollback(runID: runID, tables: PostgresPipelineTables(pipeline), statements: statements)
                 try await rollback.restore(connection, logger, into: &report)
             }
             return report
@@ -43,6 +43,7 @@ extension PostgresStore: StoreAdministration {
 struct PostgresRollback {
     let runID: Int64
     let tables: PostgresPipelineTables
+    let statements: PreparedStatements
     var pipeline: Pipeline { tables.pipeline }
 
     /// One record's row of `rederive_replaced`, with what the record holds now.
@@ -91,7 +92,7 @@ struct PostgresRollback {
                 restoredNames.append((record.recordID, names))
             }
         }
-        let writer = PostgresBatchWriter(tables: tables, runID: runID)
+        let writer = PostgresBatchWriter(tables: tables, runID: runID, statements: statements)
         for (name, rows) in values {
             guard let index = pipeline.processors.firstIndex(where: { $0.name == name }) else { continue }
             try await writer.writeValues([index], rows, connection, logger)

@@ -3,8 +3,8 @@ import Foundation
 import PostgresNIO
 import Rederive
 
-/// Recorded runs: one per job, shared by the worker processes that derive it, its counts added to by
-/// every commit.
+/// Recorded runs: one per job, shared by the worker processes that derive it; its counts are the sum
+/// of what each worker's commits added to its share.
 extension PostgresStore {
     public func startRun(processors: [ProcessorVersion]) async throws -> Int64 {
         let processorsJSON = String(decoding: try JSONEncoder().encode(processors), as: UTF8.self)
@@ -88,8 +88,16 @@ extension PostgresStore {
     public func runs(limit: Int?) async throws -> [RunHistoryEntry] {
         var statement = SQLStatement()
         statement.sql = """
-            SELECT id, started_at, ended_at, status, processors::text, derived, unchanged, failed, skipped
-            FROM rederive_runs ORDER BY id DESC LIMIT \(statement.bind(Int64(limit ?? Int(Int32.max))))
+            SELECT r.id, r.started_at, r.ended_at, r.status, r.processors::text,
+                r.derived + coalesce(s.derived, 0), r.unchanged + coalesce(s.unchanged, 0),
+                r.failed + coalesce(s.failed, 0), r.skipped + coalesce(s.skipped, 0)
+            FROM (SELECT * FROM rederive_runs ORDER BY id DESC LIMIT \(statement.bind(Int64(limit ?? Int(Int32.max))))) r
+            LEFT JOIN LATERAL (
+                SELECT sum(derived)::bigint AS derived, sum(unchanged)::bigint AS unchanged,
+                    sum(failed)::bigint AS failed, sum(skipped)::bigint AS skipped
+                FROM rederive_run_shares WHERE run_id = r.id
+            ) s ON true
+            ORDER BY r.id DESC
             """
         let logger = self.logger
         return try await withConnection("read") { connection in

@@ -25,6 +25,10 @@ public final class PostgresStore: Sendable {
     let logger: Logger
     /// Where this process's claims of each pipeline have reached, by lease token and pipeline name.
     let claimCursors = Mutex<[ClaimCursorKey: Int64]>([:])
+    /// The claiming and committing statements, prepared once per connection.
+    let statements = PreparedStatements()
+    /// When this process's claims last reaped expired leases.
+    let lastReaped = Mutex<ContinuousClock.Instant?>(nil)
     /// What each pipeline's payload column holds, by table name.
     let payloadColumns = Mutex<[String: PayloadColumn]>([:])
     /// How many of the newest runs keep what they replaced, for rollback; older runs' are dropped when
@@ -95,6 +99,7 @@ public final class PostgresStore: Sendable {
         ("tcp_keepalives_interval", "5"),
         ("tcp_keepalives_count", "3"),
         ("application_name", "rederive"),
+        ("plan_cache_mode", "force_custom_plan"),
     ]
 
     /// The client side of `location`'s sslmode; nil when it is `disable`. `require` checks no
@@ -214,7 +219,7 @@ struct ClaimCursorKey: Hashable, Sendable {
     let pipeline: String
 }
 
-extension PostgresRowSequence {
+extension AsyncSequence where Element == PostgresRow {
     /// Every row, decoded by `decode`.
     func collect<T>(_ decode: (PostgresRow) throws -> T) async throws -> [T] {
         var values: [T] = []

@@ -122,7 +122,7 @@ struct PostgresCommandTests {
             var committed = 0
             while committed == 0 && !victim.hasEnded {
                 try await Task.sleep(for: .milliseconds(100))
-                committed = Int(try server.psql(database, "SELECT coalesce(sum(done), 0) FROM rederive_leases WHERE process_id = \(victim.child.pid)")
+                committed = Int(try server.psql(database, PostgresRunCounts.committed(byProcess: victim.child.pid))
                     .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
             }
             #expect(!victim.hasEnded, "the first worker ended before it could be killed")
@@ -134,9 +134,9 @@ struct PostgresCommandTests {
                 #expect(outcome.status == 3, "\(outcome.output) \(outcome.errors)")
             }
             // The three workers shared one run. Each record was committed once: the run's counts (the
-            // killed worker's commits included, since every commit adds to the run) sum to the corpus,
+            // killed worker's commits included, since every commit adds to its share of the run) sum to the corpus,
             // and nothing was derived a second time.
-            let totals = try server.psql(database, "SELECT sum(derived + failed), sum(unchanged), count(*), min(status) FROM rederive_runs")
+            let totals = try server.psql(database, "SELECT sum(derived + failed), sum(unchanged), count(*), min(status) FROM \(PostgresRunCounts.runs)")
                 .trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|").map(String.init)
             #expect(totals == [String(count), "0", "1", "completed"], "\(totals)")
             let leftovers = try server.psql(database, """
@@ -197,7 +197,7 @@ struct PostgresCommandTests {
             let first = try RederiveProcess.start(
                 ["run", "--db", url, "--parallel", "1", "--batch-size", "10", "--max-rate", "100", "--progress", "none"], in: harness.directory
             )
-            while try await harness.count("SELECT coalesce(sum(done), 0) FROM rederive_leases WHERE expires_at > now()") == 0, !first.hasEnded {
+            while try await harness.count(PostgresRunCounts.committed()) == 0, !first.hasEnded {
                 try await Task.sleep(for: .milliseconds(50))
             }
             #expect(!first.hasEnded, "the first worker ended before another could join")
@@ -206,7 +206,7 @@ struct PostgresCommandTests {
             let firstOutcome = try await first.wait()
             #expect(firstOutcome.status == 0)
             // One run, which both derived a share of.
-            let runs = try await harness.rows("SELECT id, derived, status FROM rederive_runs")
+            let runs = try await harness.rows("SELECT id, derived, status FROM \(PostgresRunCounts.runs)")
             #expect(runs == [["1", "300", "completed"]], "\(runs)")
             func share(_ output: String) -> Int? {
                 output.split(separator: " ").firstIndex(of: "derived,").flatMap { Int(output.split(separator: " ")[$0 - 1]) }

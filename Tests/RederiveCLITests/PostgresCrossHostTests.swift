@@ -48,7 +48,8 @@ struct PostgresCrossHostTests {
             /// Per worker process with a lease: the records it committed, and those it holds claimed now.
             func leases() throws -> [Int32: (done: Int, claimed: Int)] {
                 try server.psqlRows(database, """
-                    SELECT l.process_id, l.done, (SELECT count(*) FROM rederive_records r WHERE r.claimed_by = l.token)
+                    SELECT l.process_id, (SELECT coalesce(sum(s.derived + s.unchanged + s.failed), 0) FROM rederive_run_shares s WHERE s.token = l.token),
+                        (SELECT count(*) FROM rederive_records r WHERE r.claimed_by = l.token)
                     FROM rederive_leases l
                     """).reduce(into: [:]) { leases, row in
                     leases[Int32(row[0]) ?? 0] = (Int(row[1]) ?? 0, Int(row[2]) ?? 0)
@@ -109,8 +110,8 @@ struct PostgresCrossHostTests {
             let runs = try server.psqlRows(database, "SELECT status FROM rederive_runs")
             #expect(runs == [["completed"]], "\(runs)")
             // Each record was committed once: the run's counts (the killed worker's commits included,
-            // since every commit adds to the run) sum to the corpus, and nothing was derived twice.
-            let totals = try server.psql(database, "SELECT sum(derived + failed), sum(unchanged), count(*) FROM rederive_runs")
+            // since every commit adds to its share of the run) sum to the corpus, and nothing was derived twice.
+            let totals = try server.psql(database, "SELECT sum(derived + failed), sum(unchanged), count(*) FROM \(PostgresRunCounts.runs)")
                 .trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|").map(String.init)
             #expect(totals == [String(Self.count), "0", "1"], "\(totals)")
             let leftovers = try server.psql(database, """

@@ -1,0 +1,65 @@
+#if PostgreSQL
+import PostgresNIO
+import Synchronization
+
+/// The statements a worker runs with every claim and commit, prepared once per connection.
+///
+/// Sent as plain statements, each would be parsed and planned at every call: for a claim of a few
+/// dozen records, planning its queries costs the server about as much as running them. Prepared, each
+/// is parsed once per connection, and PostgreSQL keeps a generic plan once it finds one as good as
+/// planning each call anew.
+///
+/// A prepared statement belongs to the server session: behind a connection pooler, use session
+/// pooling (PgBouncer's `pool_mode = session`).
+final class PreparedStatements: Sendable {
+    /// The name of each statement's text, the same on every connection of the store.
+    private let names = Mutex<[String: String]>([:])
+
+    /// Runs `statement` as a prepared statement on `connection`: PostgresNIO prepares it there the
+    /// first time and executes it by name from then on. A statement with a NULL parameter, whose type
+    /// is not known, runs as it is.
+    @discardableResult
+    func run(_ statement: SQLStatement, on connection: PostgresConnection, logger: Logger) async throws -> [PostgresRow] {
+        let types = statement.parameterTypes.compactMap { $0 }
+        guard types.count == statement.parameterTypes.count else {
+            return try await connection.run(statement, logger: logger).collect { $0 }
+        }
+        let name = names.withLock { names in
+            if let name = names[statement.sql] { return name }
+            let name = "rederive_\(names.count + 1)"
+            names[statement.sql] = name
+            return name
+        }
+        let text = RuntimeStatement.Text(name: name, sql: statement.sql, types: types)
+        return try await RuntimeStatement.$text.withValue(text) {
+            try await connection.execute(RuntimeStatement(bindings: statement.binds), logger: logger).collect { $0 }
+        }
+    }
+}
+
+/// A prepared statement whose text is made at run time.
+///
+/// PostgresNIO prepares statements of a type whose name and text are static; this type's static
+/// properties read them from a task-local value, set only around one `execute`, which reads them
+/// once, before it suspends.
+private struct RuntimeStatement: PostgresPreparedStatement {
+    typealias Row = PostgresRow
+
+    struct Text: Sendable {
+        let name: String
+        let sql: String
+        let types: [PostgresDataType]
+    }
+
+    @TaskLocal static var text = Text(name: "", sql: "", types: [])
+
+    static var name: String { text.name }
+    static var sql: String { text.sql }
+    static var bindingDataTypes: [PostgresDataType] { text.types }
+
+    let bindings: PostgresBindings
+
+    func makeBindings() throws -> PostgresBindings { bindings }
+    func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
+}
+#endif
