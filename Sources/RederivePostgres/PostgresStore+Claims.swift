@@ -82,11 +82,9 @@ extension PostgresStore {
         let condition = Self.staleCondition(plan, &pick)
         let source = pick.bind(plan.pipeline.table)
         let token = pick.bind(lease.token)
-        let flagNames = condition.flags.indices.map { "stale\($0)" }
         pick.sql = """
             WITH picked AS (
-                SELECT r.record_id, \(zip(condition.flags, flagNames).map { "\($0) AS \($1)" }.joined(separator: ", "))
-                FROM rederive_records r
+                SELECT r.record_id FROM rederive_records r
                 LEFT JOIN rederive_stamps s ON s.pipeline = \(condition.pipeline) AND s.record_id = r.record_id
                 WHERE r.source = \(source) AND r.claimed_by IS NULL AND r.record_id > \(pick.bind(cursor ?? Int64.min))
                 AND (\(condition.any))
