@@ -7,6 +7,8 @@
                                              colours and 5 % of pixels unlike the background
     report-check.py dark FILE                the screenshot's background is dark (prefers-color-scheme)
     report-check.py netlog FILE              Chromium's network log holds no request of the page's
+    report-check.py pdf FILE CHARTS          the page printed to PDF holds CHARTS charts, and no figure
+                                             (chart and caption) is cut across pages
 
 Only the standard library: a CI machine has python3 and nothing else for it.
 """
@@ -122,6 +124,55 @@ def check_netlog(path):
     print(f"{path}: no network request from the page")
 
 
+def pdf_objects(path):
+    """The objects of a PDF as Chromium's Skia writes it: `N 0 obj << ... >> endobj`, dictionaries
+    uncompressed (only streams are), so the structure tree can be read without a PDF library."""
+    text = open(path, "rb").read().decode("latin-1")
+    if not text.startswith("%PDF-"):
+        fail(f"{path}: not a PDF")
+    return {int(m.group(1)): m.group(2) for m in re.finditer(r"(\d+) 0 obj\s*(.*?)endobj", text, re.S)}
+
+
+def check_pdf(path, charts):
+    """Reads the tagged PDF's structure tree: each `Figure` element (an HTML figure, or a chart's svg
+    with its aria-label as `/Alt`) and everything under it must be drawn on one page. A chart taller
+    than the space left on a page would be sliced, its marked content then on two pages; a caption
+    parted from its chart would be too."""
+    objects = pdf_objects(path)
+    pages = [n for n, body in objects.items() if re.search(r"/Type /Page\b(?!s)", body)]
+    elements = {n: body for n, body in objects.items() if "/Type /StructElem" in body}
+    if not elements:
+        fail(f"{path}: no structure tree: the PDF is not tagged, so its charts cannot be found")
+
+    def kids(body):
+        match = re.search(r"/K (\[.*\]|\d+ 0 R|\d+)\s*>>\s*$", body, re.S)
+        return match.group(1) if match else ""
+
+    def pages_of(number, seen=()):
+        body = elements[number]
+        found = set(re.findall(r"/Pg (\d+) 0 R", body))
+        for child in re.findall(r"(\d+) 0 R", re.sub(r"/Type /MCR /Pg \d+ 0 R", "", kids(body))):
+            if int(child) in elements and int(child) not in seen:
+                found |= pages_of(int(child), seen + (number,))
+        return found
+
+    def parent(number):
+        match = re.search(r"/P (\d+) 0 R", elements[number])
+        return int(match.group(1)) if match else None
+
+    figures = [n for n, body in elements.items() if "/S /Figure" in body]
+    alt = [n for n in figures if "/Alt" in elements[n]]
+    if len(alt) != charts:
+        fail(f"{path}: {len(alt)} charts in the PDF, expected {charts}")
+    outermost = [n for n in figures if not ("/S /Figure" in elements.get(parent(n), ""))]
+    for number in outermost:
+        spread = pages_of(number)
+        if len(spread) != 1:
+            names = [re.search(r"/Alt \((.*?)\)", elements[n]).group(1) for n in alt if n == number or parent(n) == number]
+            fail(f"{path}: a figure {names} is cut across {len(spread)} pages")
+    print(f"{path}: {len(pages)} pages, {charts} charts, {len(outermost)} figures each on one page")
+
+
 command, path, *rest = sys.argv[1:]
 if command == "dom":
     check_dom(path, rest)
@@ -131,5 +182,7 @@ elif command == "dark":
     check_dark(path)
 elif command == "netlog":
     check_netlog(path)
+elif command == "pdf":
+    check_pdf(path, int(rest[0]))
 else:
     fail(f"unknown check {command}")

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Renders both HTML reports of a generated database in headless Chromium and checks them:
 # the rendered DOM holds one values chart and one differences chart per changed numeric column, the
-# screenshots are not blank (light and dark), and the pages make no network request: every host
-# resolves to nothing and the network log must show only the file itself.
+# screenshots are not blank (light and dark), the pages make no network request (every host
+# resolves to nothing and the network log must show only the file itself), and printed to PDF every
+# chart is there and no figure is cut across pages (read from the PDF's structure tree).
 #
 #   .ci/report-check.sh [REDERIVE_BINARY]      (default .build/release/rederive)
 #
@@ -43,6 +44,16 @@ if $check netlog probe.netlog.json 2>/dev/null; then
     exit 1
 fi
 
+# Likewise the print check must catch a chart cut across pages: one taller than a page is sliced.
+cat >probe-tall.html <<'HTML'
+<!DOCTYPE html><figure><svg role="img" aria-label="taller than a page" width="400" height="1500"><rect width="400" height="1500"/></svg><figcaption>probe</figcaption></figure>
+HTML
+chrome --no-pdf-header-footer --print-to-pdf="$work/probe-tall.pdf" "file://$work/probe-tall.html" >/dev/null
+if $check pdf probe-tall.pdf 1 2>/dev/null; then
+    echo "report-check: the print check missed a chart cut across pages" >&2
+    exit 1
+fi
+
 for page in dry state; do
     chrome --dump-dom "file://$work/$page.html" >"$page.dom.html"
     chrome --window-size=1280,2000 --screenshot="$work/$page.png" "file://$work/$page.html" >/dev/null
@@ -51,6 +62,8 @@ for page in dry state; do
     $check png "$page.png" 50
     $check dark "$page-dark.png"
     $check netlog "$page.netlog.json"
+    chrome --no-pdf-header-footer --print-to-pdf="$work/$page.pdf" "file://$work/$page.html" >/dev/null
+    $check pdf "$page.pdf" "$(grep -o '<svg class="chart" data-chart=' "$page.dom.html" | wc -l)"
 done
 # floor_area_sqm and wall_count change; section_labels is text.
 $check dom dry.dom.html values=2 differences=2 text-changes=1
