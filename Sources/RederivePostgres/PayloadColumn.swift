@@ -24,5 +24,16 @@ enum PayloadColumn: Sendable, Equatable {
         case .text: "convert_to(t.\(name)::text, 'UTF8')"
         }
     }
+
+    /// The size in bytes of the column `name` on alias `t`, read without reading the value: what it
+    /// holds for `bytea`, `text` and `json`; what it takes on disk for `jsonb`, whose text is about as
+    /// long unless the server compressed it.
+    func size(_ name: String) -> String {
+        switch self {
+        case .bytes, .text("text"): "octet_length(t.\(name))"
+        case .text("json"): "octet_length(t.\(name)::text)"
+        case .text: "pg_column_size(t.\(name))"
+        }
+    }
 }
 #endif

@@ -92,8 +92,7 @@ struct PendingColumns {
 struct PostgresPendingReader {
     let plan: RunPlan
     let tables: PostgresPipelineTables
-    /// How the payload is read as bytes, on alias `t`.
-    let payloadReader: String
+    let payloadColumn: PayloadColumn
     let statements: PreparedStatements
 
     /// The picked records, in order; the batch ends once the payloads read hold `byteLimit` bytes, and
@@ -102,11 +101,15 @@ struct PostgresPendingReader {
         _ picks: [PostgresPendingPick], byteLimit: Int, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> [PendingRecord] {
         let reads = picks.map { plan.readsPayload(stale: $0.staleProcessors) }
-        let payloads = try await payloads(of: zip(picks, reads).filter(\.1).map(\.0.recordID), connection, logger)
+        let payloads = try await payloads(of: zip(picks, reads).filter(\.1).map(\.0.recordID), byteLimit: byteLimit, connection, logger)
         var kept: [(pick: PostgresPendingPick, readsPayload: Bool)] = []
         var bytes = 0
         for (pick, readsPayload) in zip(picks, reads) where kept.isEmpty || bytes < byteLimit {
-            if readsPayload { bytes += payloads[pick.recordID]??.count ?? 0 }
+            if readsPayload {
+                // Not read: past the byte limit.
+                guard let payload = payloads[pick.recordID] else { break }
+                bytes += payload?.count ?? 0
+            }
             kept.append((pick, readsPayload))
         }
         let wanted = kept.map(\.pick).filter { plan.needsStoredValues(stale: $0.staleProcessors) }
@@ -123,12 +126,21 @@ struct PostgresPendingReader {
         }
     }
 
-    /// The payloads of `ids` as bytes, by id; nil for a `NULL` payload.
-    private func payloads(of ids: [Int64], _ connection: PostgresConnection, _ logger: Logger) async throws -> [Int64: [UInt8]?] {
+    /// The payloads of `ids` as bytes, by id (nil for a `NULL` payload): in id order, each whose
+    /// predecessors hold fewer than `byteLimit` bytes, so the first always and none that would be
+    /// given back for want of room. The sizes come from the stored values' headers; only the payloads
+    /// returned are read.
+    private func payloads(
+        of ids: [Int64], byteLimit: Int, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> [Int64: [UInt8]?] {
         guard !ids.isEmpty else { return [:] }
         var statement = SQLStatement()
+        let size = "coalesce(\(payloadColumn.size(tables.payload)), 0)"
         statement.sql = """
-            SELECT t.\(tables.id), \(payloadReader) FROM \(tables.table) t WHERE t.\(tables.id) = ANY(\(statement.bind(ids)))
+            SELECT t.\(tables.id), \(payloadColumn.reader(tables.payload)) FROM (
+                SELECT t.\(tables.id), t.\(tables.payload), sum(\(size)) OVER (ORDER BY t.\(tables.id)) - \(size) AS before
+                FROM \(tables.table) t WHERE t.\(tables.id) = ANY(\(statement.bind(ids)))
+            ) t WHERE t.before < \(statement.bind(Int64(byteLimit)))
             """
         var payloads: [Int64: [UInt8]?] = [:]
         for row in try await statements.run(statement, on: connection, logger: logger) {

@@ -76,7 +76,7 @@ extension PostgresStore {
         _ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int, lease: WorkerLease
     ) async throws -> ClaimOutcome {
         let tables = PostgresPipelineTables(plan.pipeline)
-        let reader = PostgresPendingReader(plan: plan, tables: tables, payloadReader: try await payloadReader(tables), statements: statements)
+        let reader = PostgresPendingReader(plan: plan, tables: tables, payloadColumn: try await payloadColumn(tables), statements: statements)
         let logger = self.logger
         var pick = SQLStatement()
         let condition = Self.staleCondition(plan, &pick)

@@ -68,7 +68,7 @@ extension PostgresStore {
 
     public func pendingRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {
         let tables = PostgresPipelineTables(plan.pipeline)
-        let reader = PostgresPendingReader(plan: plan, tables: tables, payloadReader: try await payloadReader(tables), statements: statements)
+        let reader = PostgresPendingReader(plan: plan, tables: tables, payloadColumn: try await payloadColumn(tables), statements: statements)
         var statement = SQLStatement()
         let columns = PendingColumns(plan, &statement)
         statement.sql = """

@@ -185,6 +185,42 @@ struct PostgresCommandTests {
         #expect(try await store.liveWorkers().isEmpty)
     }
 
+    @Test func aClaimTakesThePayloadsThatFitItsByteLimitAndLeavesTheRestUnclaimed() async throws {
+        let url = try PostgresServer.shared().makeDatabase()
+        let store = try await PostgresStore(url: url)
+        defer { store.close() }
+        let pipeline = RoomScan.pipeline
+        try await store.prepare(pipeline)
+        let payloads = (0..<6).map { index in
+            ("scan-\(index)", Array((String(repeating: " ", count: 700 * (index + 1)) + #"{"walls": []}"#).utf8))
+        }
+        _ = try await store.importPayloads(payloads, into: pipeline)
+        let plan = RunPlan(pipeline: pipeline)
+        func lease(_ id: Int32) async throws -> WorkerLease {
+            guard case .acquired(let lease) = try await store.acquireLease(for: WorkerIdentity(host: "h", processID: id), duration: .seconds(30)) else {
+                throw RederiveError(.leaseLost, "no lease")
+            }
+            return lease
+        }
+        let first = try await lease(1)
+        let all = try await store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: first)
+        #expect(all.count == 6)
+        try await store.releaseLease(first)
+        let sizes = all.map { $0.payload?.count ?? 0 }
+
+        let second = try await lease(2)
+        // A record is taken while those before it hold fewer bytes than the limit: three here.
+        let fitting = try await store.claim(plan, limit: 10, byteLimit: sizes[0] + sizes[1] + 1, lease: second)
+        #expect(fitting.map(\.recordID) == all.prefix(3).map(\.recordID))
+        #expect(fitting.map(\.payload) == all.prefix(3).map(\.payload))
+        // The first always, whatever the limit; the rest stay free for the next claim.
+        let one = try await store.claim(plan, limit: 10, byteLimit: 1, lease: second)
+        #expect(one.map(\.recordID) == [all[3].recordID])
+        let rest = try await store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: second)
+        #expect(rest.map(\.recordID) == all.suffix(2).map(\.recordID))
+        try await store.releaseLease(second)
+    }
+
     @Test func workersOnlyJoinsARunInProgressAndStartsNoneAlone() async throws {
         try await TestStore.postgres.withHarness { harness in
             let url = try #require(harness.serverDatabase)
