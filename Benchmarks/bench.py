@@ -82,11 +82,36 @@ def checkpoint(db):
 
 # ---------------------------------------------------------------- building the databases (cached)
 
+def schema(db):
+    """rederive's tables and the pipeline's, each with its columns: what a cached database must match."""
+    import sqlite3
+    con = sqlite3.connect(db)
+    tables = [row[0] for row in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    found = {table: [row[1] for row in con.execute(f'PRAGMA table_info("{table}")')] for table in tables}
+    con.close()
+    return found
+
+
+def current(db, layout):
+    """Whether a cached database has the schema this build of rederive prepares: one built before a
+    processor or a bookkeeping column was added would measure a schema change, not a run."""
+    probe = path("schema-probe.sqlite")
+    remove(probe)
+    run([FLOOR, "prepare", probe, layout])
+    expected = schema(probe)
+    remove(probe)
+    return schema(db) == expected
+
+
 def build(name, kind, count, layout="companion", derive=False):
-    """Builds (once) a database of `count` records; derived fully when `derive`."""
+    """Builds (once) a database of `count` records; derived fully when `derive`. Rebuilt when the
+    schema rederive prepares has changed since."""
     db = path(name)
     if os.path.exists(db):
-        return db
+        if current(db, layout):
+            return db
+        log(f"{name} was built with an older schema: building it again")
+        remove(db)
     tmp = db + ".building"
     remove(tmp)
     log(f"building {name} ({kind}, {count} records, {layout}{', derived' if derive else ''})")

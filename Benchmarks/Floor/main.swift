@@ -93,7 +93,12 @@ func seedPattern(path: String) throws -> Int {
         let payload: Data = row["payload"]
         let json = try codec.decode([UInt8](payload))
         let room = try decoder.decode(CapturedRoom.self, from: Data(json))
-        let values = try RoomScan.processors.flatMap { try $0.derive(room) }
+        // In the order the pipeline lists them, each processor after those it reads.
+        var byProcessor: [String: [DerivedValue]] = [:]
+        for processor in RoomScan.processors {
+            byProcessor[processor.name] = try processor.derive(room, inputs: InputValues(byProcessor))
+        }
+        let values = RoomScan.processors.flatMap { byProcessor[$0.name] ?? [] }
         derived.append((row["id"], values.map(\.databaseValue)))
     }
     let columns = RoomScan.pipeline.outputColumns.map(\.name)
