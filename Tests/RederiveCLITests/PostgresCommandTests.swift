@@ -150,16 +150,20 @@ struct PostgresCommandTests {
         }
     }
 
+    /// A store on a database of its own, RoomScan's tables prepared and `payloads` imported as records.
+    private static func store(holding payloads: [(String, [UInt8])]) async throws -> PostgresStore {
+        let store = try await PostgresStore(url: try PostgresServer.shared().makeDatabase())
+        try await store.prepare(RoomScan.pipeline)
+        _ = try await store.importPayloads(payloads, into: RoomScan.pipeline)
+        return store
+    }
+
     @Test func aCommitAfterTheLeaseWasTakenOverIsSkipped() async throws {
-        let url = try PostgresServer.shared().makeDatabase()
-        let store = try await PostgresStore(url: url)
+        let store = try await Self.store(holding: (0..<5).map { index in
+            ("scan-\(index)", Array(#"{"walls": [], "doors": [], "windows": [], "openings": [], "objects": []}"#.utf8))
+        })
         defer { store.close() }
         let pipeline = RoomScan.pipeline
-        try await store.prepare(pipeline)
-        let payloads = (0..<5).map { index in
-            ("scan-\(index)", Array(#"{"walls": [], "doors": [], "windows": [], "openings": [], "objects": []}"#.utf8))
-        }
-        _ = try await store.importPayloads(payloads, into: pipeline)
         let plan = RunPlan(pipeline: pipeline)
         guard case .acquired(let late) = try await store.acquireLease(for: WorkerIdentity(host: "a", processID: 1), duration: .seconds(1)) else {
             Issue.record("no lease")
@@ -186,16 +190,11 @@ struct PostgresCommandTests {
     }
 
     @Test func aClaimTakesThePayloadsThatFitItsByteLimitAndLeavesTheRestUnclaimed() async throws {
-        let url = try PostgresServer.shared().makeDatabase()
-        let store = try await PostgresStore(url: url)
-        defer { store.close() }
-        let pipeline = RoomScan.pipeline
-        try await store.prepare(pipeline)
-        let payloads = (0..<6).map { index in
+        let store = try await Self.store(holding: (0..<6).map { index in
             ("scan-\(index)", Array((String(repeating: " ", count: 700 * (index + 1)) + #"{"walls": []}"#).utf8))
-        }
-        _ = try await store.importPayloads(payloads, into: pipeline)
-        let plan = RunPlan(pipeline: pipeline)
+        })
+        defer { store.close() }
+        let plan = RunPlan(pipeline: RoomScan.pipeline)
         func lease(_ id: Int32) async throws -> WorkerLease {
             guard case .acquired(let lease) = try await store.acquireLease(for: WorkerIdentity(host: "h", processID: id), duration: .seconds(30)) else {
                 throw RederiveError(.leaseLost, "no lease")
