@@ -93,6 +93,7 @@ public final class PostgresStore: Sendable {
     /// middle of a transaction would hold its locks until the server noticed, two hours by TCP's
     /// defaults: the server ends such a session after 30 s idle in its transaction, and finds a dead
     /// peer by keepalive within about 30 s, so that its locks are released and its records taken over.
+    /// Prepared statements are planned for each call's values (``PreparedStatements``).
     static let sessionSettings: [(String, String)] = [
         ("idle_in_transaction_session_timeout", "30s"),
         ("tcp_keepalives_idle", "15"),

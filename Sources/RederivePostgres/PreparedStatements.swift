@@ -4,10 +4,11 @@ import Synchronization
 
 /// The statements a worker runs with every claim and commit, prepared once per connection.
 ///
-/// Sent as plain statements, each would be parsed and planned at every call: for a claim of a few
-/// dozen records, planning its queries costs the server about as much as running them. Prepared, each
-/// is parsed once per connection, and PostgreSQL keeps a generic plan once it finds one as good as
-/// planning each call anew.
+/// Sent as plain statements, each would be parsed, analyzed and planned at every call: for a claim of
+/// a few dozen records, that costs the server about as much as running its queries. Prepared, each is
+/// parsed and analyzed once per connection. It is still planned for each call's values: sessions set
+/// `plan_cache_mode = force_custom_plan`, since a generic plan of the claim, made without knowing how
+/// many records a call names, was measured to read more of the tables, the more so as they grow.
 ///
 /// A prepared statement belongs to the server session: behind a connection pooler, use session
 /// pooling (PgBouncer's `pool_mode = session`).
