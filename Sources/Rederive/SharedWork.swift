@@ -21,6 +21,15 @@ final class SharedWork: Sendable {
         var inFlight: [Int: (recordID: Int64, since: ContinuousClock.Instant)] = [:]
         /// What the writer has committed so far.
         var committed = RunCounts()
+
+        /// Claimed records not yet handed out.
+        var unstarted: Int { claimed.count - next }
+
+        /// Whether a worker should claim before taking a record: more may be claimed, no claim is under
+        /// way, and fewer than `lowWater` records are left to hand out.
+        func needsClaim(below lowWater: Int) -> Bool {
+            !exhausted && claiming == 0 && unstarted < lowWater
+        }
     }
 
     private let state: Mutex<State>
@@ -54,12 +63,11 @@ final class SharedWork: Sendable {
     /// claimed records are left unstarted, so that the others rarely find the claims empty.
     func nextStep(refillBelow lowWater: Int) -> Step {
         state.withLock { state in
-            let unstarted = state.claimed.count - state.next
-            if !state.exhausted && state.claiming == 0 && unstarted < lowWater {
+            if state.needsClaim(below: lowWater) {
                 state.claiming += 1
                 return .claim
             }
-            if unstarted > 0 {
+            if state.unstarted > 0 {
                 defer { state.next += 1 }
                 return .derive(state.claimed[state.next])
             }
@@ -72,9 +80,7 @@ final class SharedWork: Sendable {
     /// them one after the other without returning to its task.
     func nextWithoutPayload(refillBelow lowWater: Int) -> PendingRecord? {
         state.withLock { state in
-            let unstarted = state.claimed.count - state.next
-            if !state.exhausted && state.claiming == 0 && unstarted < lowWater { return nil }
-            guard unstarted > 0, !state.claimed[state.next].payloadRead else { return nil }
+            guard !state.needsClaim(below: lowWater), state.unstarted > 0, !state.claimed[state.next].payloadRead else { return nil }
             defer { state.next += 1 }
             return state.claimed[state.next]
         }
