@@ -103,24 +103,29 @@ struct BatchWriter: Sendable {
             let shared: [(any DatabaseValueConvertible)?] = [
                 pipeline.name, processor.name, pipeline.table, processor.version, pipeline.inputVersions(of: index), runID, now,
             ]
-            for chunk in StampBatch.chunks(of: stamps.count) {
-                var arguments = shared
-                arguments.reserveCapacity(shared.count + 4 * chunk.count)
-                for stamp in stamps[chunk] {
-                    arguments += [stamp.recordID, stamp.generation, stamp.payloadDigest, stamp.inputsDigest]
-                }
-                try statements.stamps(ofRecords: chunk.count).execute(arguments: StatementArguments(arguments))
+            try Self.execute(statements.stamps(ofRecords:), for: stamps, after: shared) { stamp in
+                [stamp.recordID, stamp.generation, stamp.payloadDigest, stamp.inputsDigest]
             }
             // Most processors have no failure at all: then there is nothing to look up record by record.
             guard try statements.hasFailures(processor: processor.name) else { continue }
-            for chunk in StampBatch.chunks(of: stamps.count) {
-                var arguments: [(any DatabaseValueConvertible)?] = [pipeline.name, processor.name]
-                arguments.reserveCapacity(2 + chunk.count)
-                for stamp in stamps[chunk] {
-                    arguments.append(stamp.recordID)
-                }
-                try statements.clearFailures(ofRecords: chunk.count).execute(arguments: StatementArguments(arguments))
+            try Self.execute(statements.clearFailures(ofRecords:), for: stamps, after: [pipeline.name, processor.name]) { stamp in
+                [stamp.recordID]
             }
+        }
+    }
+
+    /// Runs the statement `statement(n)` of n records once per chunk of `stamps`
+    /// (``StampBatch/chunks(of:)``), with the arguments `shared`, then `values` of each stamp.
+    private static func execute(
+        _ statement: (Int) throws -> Statement, for stamps: [StampBatch.Stamp], after shared: [(any DatabaseValueConvertible)?],
+        values: (StampBatch.Stamp) -> [(any DatabaseValueConvertible)?]
+    ) throws {
+        for chunk in StampBatch.chunks(of: stamps.count) {
+            var arguments = shared
+            for stamp in stamps[chunk] {
+                arguments += values(stamp)
+            }
+            try statement(chunk.count).execute(arguments: StatementArguments(arguments))
         }
     }
 
