@@ -38,11 +38,6 @@ extension PostgresStore {
         return column
     }
 
-    /// How this pipeline's payload is read as bytes, on alias `t`.
-    func payloadReader(_ tables: PostgresPipelineTables) async throws -> String {
-        try await payloadColumn(tables).reader(tables.payload)
-    }
-
     public func pendingCount(_ plan: RunPlan) async throws -> Int {
         let logger = self.logger
         return try await withConnection("read") { connection in

@@ -60,7 +60,7 @@ extension PostgresStore: StoredValueReading, VerificationSource {
     /// Records with their payload, derived values and stamps, read in one snapshot.
     private func storedRecords(_ tables: PostgresPipelineTables, _ statement: SQLStatement, where condition: String) async throws -> [StoredRecord] {
         let pipeline = tables.pipeline
-        let reader = try await payloadReader(tables)
+        let reader = try await payloadColumn(tables).reader(tables.payload)
         var statement = statement
         statement.sql = """
             SELECT t.\(tables.id), \(tables.keyExpression), \(reader), s.processors::text, \(Self.derivedRow(tables))
