@@ -229,8 +229,10 @@ struct PostgresCommandTests {
             #expect(alone.output.contains("no workers are deriving") && alone.output.contains("nothing to join"), "\(alone.output)")
             #expect(try await harness.count("SELECT count(*) FROM rederive_runs") == 0)
 
+            // Slow enough (15 s for all) that the second process starts, under any load, while records are left;
+            // the second has no limit and derives the rest at once.
             let first = try RederiveProcess.start(
-                ["run", "--db", url, "--parallel", "1", "--batch-size", "10", "--max-rate", "100", "--progress", "none"], in: harness.directory
+                ["run", "--db", url, "--parallel", "1", "--batch-size", "10", "--max-rate", "20", "--progress", "none"], in: harness.directory
             )
             while try await harness.count(PostgresRunCounts.committed()) == 0, !first.hasEnded {
                 try await Task.sleep(for: .milliseconds(50))
