@@ -11,6 +11,8 @@ import Rederive
 /// process moves a cursor through the ids; when it reaches the end it looks again from the start,
 /// for records freed by a lease that expired. While other live workers still hold stale records, it
 /// waits for them rather than ending: if they die, their leases expire and their records come back.
+/// Waiting, it watches only the records the others hold (found through the index of claims), never
+/// the whole table again: a pass over a table of a million records costs the server seconds.
 extension PostgresStore {
     /// How often, at most, a worker with nothing to claim looks again while others still hold records;
     /// more often with a short lease, so that an expired lease's records are taken over within about
@@ -41,18 +43,24 @@ extension PostgresStore {
     public func claim(_ plan: RunPlan, limit: Int, byteLimit: Int, lease: WorkerLease) async throws -> [PendingRecord] {
         let key = ClaimCursorKey(token: lease.token, pipeline: plan.pipeline.name)
         while true {
-            let cursor = claimCursors.withLock { $0[key] }
-            let outcome = try await claimOnce(plan, after: cursor, limit: limit, byteLimit: byteLimit, lease: lease)
+            let position = claimPositions.withLock { $0[key] } ?? .after(nil)
+            let outcome = try await claimOnce(plan, position, limit: limit, byteLimit: byteLimit, lease: lease)
             if let last = outcome.records.last {
-                claimCursors.withLock { $0[key] = last.recordID }
+                if case .after = position { claimPositions.withLock { $0[key] = .after(last.recordID) } }
                 return outcome.records
             }
             if outcome.retry { continue }
-            if cursor != nil {
-                claimCursors.withLock { $0[key] = nil }
+            if case .after(_?) = position {
+                // The end of the ids: look again from the start, for records freed meanwhile.
+                claimPositions.withLock { $0[key] = nil }
                 continue
             }
-            guard outcome.heldByOthers else { return [] }
+            guard !outcome.heldByOthers.isEmpty else {
+                claimPositions.withLock { $0[key] = nil }
+                return []
+            }
+            // Nothing is free: what the others hold is all that can still come free in this run.
+            claimPositions.withLock { $0[key] = .watching(outcome.heldByOthers) }
             do {
                 try await Task.sleep(for: Self.pollInterval(lease))
             } catch {
@@ -63,8 +71,8 @@ extension PostgresStore {
 
     private struct ClaimOutcome: Sendable {
         var records: [PendingRecord] = []
-        /// Whether other workers hold claims on this pipeline's records, when nothing was claimed.
-        var heldByOthers = false
+        /// The records of this pipeline other workers hold, when nothing was claimed.
+        var heldByOthers: [Int64] = []
         /// Whether every record picked had been derived meanwhile and was given back: claim again.
         var retry = false
     }
@@ -73,7 +81,7 @@ extension PostgresStore {
     /// reads what deriving them needs (their payloads only when a processor that reads one may run),
     /// and gives back those beyond `byteLimit`.
     private func claimOnce(
-        _ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int, lease: WorkerLease
+        _ plan: RunPlan, _ position: ClaimPosition, limit: Int, byteLimit: Int, lease: WorkerLease
     ) async throws -> ClaimOutcome {
         let tables = PostgresPipelineTables(plan.pipeline)
         let reader = PostgresPendingReader(plan: plan, tables: tables, payloadColumn: try await payloadColumn(tables), statements: statements)
@@ -82,11 +90,15 @@ extension PostgresStore {
         let condition = Self.staleCondition(plan, &pick)
         let source = pick.bind(plan.pipeline.table)
         let token = pick.bind(lease.token)
+        let range = switch position {
+        case .after(let cursor): "r.record_id > \(pick.bind(cursor ?? Int64.min))"
+        case .watching(let ids): "r.record_id = ANY(\(pick.bind(ids)))"
+        }
         pick.sql = """
             WITH picked AS (
                 SELECT r.record_id FROM rederive_records r
                 LEFT JOIN rederive_stamps s ON s.pipeline = \(condition.pipeline) AND s.record_id = r.record_id
-                WHERE r.source = \(source) AND r.claimed_by IS NULL AND r.record_id > \(pick.bind(cursor ?? Int64.min))
+                WHERE r.source = \(source) AND r.claimed_by IS NULL AND \(range)
                 AND (\(condition.any))
                 ORDER BY r.record_id LIMIT \(pick.bind(Int64(limit)))
                 FOR UPDATE OF r SKIP LOCKED
@@ -107,7 +119,7 @@ extension PostgresStore {
                 try row.makeRandomAccess()[0].decode(Int64.self)
             }
             guard !locked.isEmpty else {
-                return ClaimOutcome(heldByOthers: try await Self.othersHoldClaims(plan, lease, connection, logger))
+                return ClaimOutcome(heldByOthers: try await Self.heldByOthers(plan, lease, connection, logger))
             }
             // Look again with a fresh snapshot: a commit by another worker that ended while this claim
             // waited for a record's lock is visible only now (PostgreSQL rechecks a locked row, not
@@ -140,15 +152,17 @@ extension PostgresStore {
         return outcome
     }
 
-    private static func othersHoldClaims(
+    /// The records of the plan's pipeline that other workers' leases hold, through the partial index
+    /// of claims.
+    private static func heldByOthers(
         _ plan: RunPlan, _ lease: WorkerLease, _ connection: PostgresConnection, _ logger: Logger
-    ) async throws -> Bool {
+    ) async throws -> [Int64] {
         var statement = SQLStatement()
         statement.sql = """
-            SELECT count(*) FROM (SELECT 1 FROM rederive_records WHERE claimed_by IS NOT NULL
-            AND claimed_by <> \(statement.bind(lease.token)) AND source = \(statement.bind(plan.pipeline.table)) LIMIT 1) held
+            SELECT record_id FROM rederive_records WHERE claimed_by IS NOT NULL
+            AND claimed_by <> \(statement.bind(lease.token)) AND source = \(statement.bind(plan.pipeline.table))
             """
-        return try await connection.count(statement, logger: logger) > 0
+        return try await connection.run(statement, logger: logger).collect { try $0.decode(Int64.self) }
     }
 }
 #endif

@@ -32,8 +32,8 @@ extension PostgresStore {
     }
 
     public func releaseLease(_ lease: WorkerLease) async throws {
-        claimCursors.withLock { cursors in
-            cursors = cursors.filter { $0.key.token != lease.token }
+        claimPositions.withLock { positions in
+            positions = positions.filter { $0.key.token != lease.token }
         }
         let logger = self.logger
         try await transaction("release the lease on") { connection in

@@ -23,8 +23,9 @@ public final class PostgresStore: Sendable {
     let client: PostgresClient
     private let running: Task<Void, Never>
     let logger: Logger
-    /// Where this process's claims of each pipeline have reached, by lease token and pipeline name.
-    let claimCursors = Mutex<[ClaimCursorKey: Int64]>([:])
+    /// Where this process's claims of each pipeline stand, by lease token and pipeline name; none
+    /// when the next claim starts from the first id.
+    let claimPositions = Mutex<[ClaimCursorKey: ClaimPosition]>([:])
     /// The claiming and committing statements, prepared once per connection.
     let statements = PreparedStatements()
     /// When this process's claims last reaped expired leases.
@@ -214,10 +215,20 @@ extension PostgresProblem {
     }
 }
 
-/// Which lease's claims of which pipeline a cursor belongs to.
+/// Which lease's claims of which pipeline a claim position belongs to.
 struct ClaimCursorKey: Hashable, Sendable {
     let token: String
     let pipeline: String
+}
+
+/// Which records a process's next claim of a pipeline looks at.
+enum ClaimPosition: Sendable {
+    /// Those after the last id it claimed (from the first when nil), in id order.
+    case after(Int64?)
+    /// Only those other workers held when a pass through the ids found nothing free: while they
+    /// derive, these are the only records that can still come free, by a lease that expired or a
+    /// commit that gave them back.
+    case watching([Int64])
 }
 
 extension AsyncSequence where Element == PostgresRow {
