@@ -26,7 +26,7 @@ import Rederive
 /// - `rederive_replaced`: for rollback, **one row per record whose values a run changed**: the
 ///   generation it derived from and, per processor whose values changed, the values and the stamp
 ///   entry they replaced (`{"name": {"values": [...], "stamp": {...}}}`, `values` null when the record
-///   had no row of derived values, `stamp` null when the processor had none). Only the newest
+///   had no row of derived values, `stamp` null or absent when the processor had none). Only the newest
 ///   ``PostgresStore/replacedValuesRunLimit`` runs keep theirs.
 /// - `rederive_schema_migrations`: the app's own schema migrations once applied.
 ///

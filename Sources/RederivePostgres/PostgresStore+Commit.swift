@@ -148,7 +148,9 @@ struct PostgresBatchWriter {
     }
 
     /// Keeps, for rollback, what the batch's changed records held before: the values (given) and the
-    /// stamp entries (read here, so before ``writeStamps(_:_:_:)``), one row per record.
+    /// stamp entries (read here, so before ``writeStamps(_:_:_:)``), one row per record. A record
+    /// without a stamp row, as on its first derivation, keeps its values alone: merging entry by
+    /// entry costs the server more than the rest of the row.
     private func keepReplaced(_ replaced: [(id: Int64, generation: Int64, kept: String)], _ connection: PostgresConnection, _ logger: Logger) async throws {
         guard !replaced.isEmpty else { return }
         var statement = SQLStatement()
@@ -156,8 +158,9 @@ struct PostgresBatchWriter {
         statement.sql = """
             INSERT INTO rederive_replaced (run_id, pipeline, record_id, source, generation, processors)
             SELECT \(statement.bind(runID)), \(pipeline), u.id, \(statement.bind(tables.pipeline.table)), u.generation,
-                (SELECT jsonb_object_agg(e.key, e.value || jsonb_build_object('stamp', s.processors -> e.key))
-                 FROM jsonb_each(u.kept::jsonb) e)
+                CASE WHEN s.processors IS NULL THEN u.kept::jsonb
+                ELSE (SELECT jsonb_object_agg(e.key, e.value || jsonb_build_object('stamp', s.processors -> e.key))
+                      FROM jsonb_each(u.kept::jsonb) e) END
             FROM unnest(\(statement.bind(replaced.map(\.id))), \(statement.bind(replaced.map(\.generation))),
                 \(statement.bind(replaced.map(\.kept)))) AS u(id, generation, kept)
             LEFT JOIN rederive_stamps s ON s.pipeline = \(pipeline) AND s.record_id = u.id
