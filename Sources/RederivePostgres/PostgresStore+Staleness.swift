@@ -42,9 +42,11 @@ extension PostgresStore {
         let logger = self.logger
         return try await withConnection("read") { connection in
             let records = try await Self.recordCount(plan.pipeline, connection, logger)
+            let upToDateCounts = try await Self.upToDateCounts(plan.pipeline, connection, logger)
             var stale: [Int] = []
-            for processor in plan.processors {
-                let upToDate = try await Self.upToDateCount(plan.pipeline, processor, connection, logger)
+            for index in plan.selection {
+                let processor = plan.pipeline.processors[index]
+                let upToDate = upToDateCounts[index]
                 let failed = plan.retryFailed ? 0 : try await Self.failedCount(plan.pipeline, processor, connection, logger)
                 if records - upToDate - failed > 0 { stale.append(records - upToDate - failed) }
             }
@@ -117,9 +119,9 @@ extension PostgresStore {
         let logger = self.logger
         return try await withConnection("read") { connection in
             let records = try await Self.recordCount(pipeline, connection, logger)
+            let counts = try await Self.upToDateCounts(pipeline, connection, logger)
             var statuses: [ProcessorStatus] = []
-            for processor in pipeline.processors {
-                let upToDate = try await Self.upToDateCount(pipeline, processor, connection, logger)
+            for (processor, upToDate) in zip(pipeline.processors, counts) {
                 statuses.append(ProcessorStatus(
                     pipeline: pipeline.name, name: processor.name, version: processor.version, records: records,
                     upToDate: upToDate, stale: records - upToDate,
@@ -136,15 +138,16 @@ extension PostgresStore {
         return try await connection.count(statement, logger: logger)
     }
 
-    static func upToDateCount(
-        _ pipeline: Pipeline, _ processor: ProcessorDescriptor, _ connection: PostgresConnection, _ logger: Logger
-    ) async throws -> Int {
+    /// Per processor of the pipeline, in order, how many records it is up to date for: one pass over
+    /// the pipeline's stamp rows.
+    static func upToDateCounts(_ pipeline: Pipeline, _ connection: PostgresConnection, _ logger: Logger) async throws -> [Int] {
         var statement = SQLStatement()
-        statement.sql = """
-            SELECT count(*) FROM rederive_stamps WHERE pipeline = \(statement.bind(pipeline.name))
-            AND processors @> \(statement.bind(upToDateStamp(processor), as: "jsonb"))
-            """
-        return try await connection.count(statement, logger: logger)
+        let counts = pipeline.processors.map { processor in
+            "count(*) FILTER (WHERE processors @> \(statement.bind(upToDateStamp(processor), as: "jsonb")))"
+        }
+        statement.sql = "SELECT \(counts.joined(separator: ", ")) FROM rederive_stamps WHERE pipeline = \(statement.bind(pipeline.name))"
+        let row = try await connection.run(statement, logger: logger).collect { $0.makeRandomAccess() }.first
+        return try (0..<counts.count).map { try Int(row?[$0].decode(Int64.self) ?? 0) }
     }
 
     static func failedCount(
