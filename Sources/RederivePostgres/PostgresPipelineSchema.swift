@@ -125,7 +125,7 @@ struct PostgresPipelineSchema {
                     OR OLD.\(t.id) IS DISTINCT FROM NEW.\(t.id))) THEN
                     INSERT INTO rederive_records (source, record_id, generation)
                     VALUES (\(source), NEW.\(t.id), nextval('rederive_generations'))
-                    ON CONFLICT (source, record_id) DO UPDATE SET generation = excluded.generation;
+                    ON CONFLICT (source, record_id) DO UPDATE SET generation = excluded.generation, committed_run = NULL;
                     UPDATE rederive_stamps SET processors = rederive_stale_stamps(processors)
                     WHERE source = \(source) AND record_id = NEW.\(t.id);
                     UPDATE rederive_failures SET current = false

@@ -5,8 +5,11 @@ import Rederive
 /// rederive's tables on PostgreSQL, and what a record costs in them.
 ///
 /// - `rederive_records`: per record of a pipeline's table, the **generation** of its payload (from the
-///   sequence `rederive_generations`, renewed by a PL/pgSQL trigger whoever writes the payload) and
-///   `claimed_by`, the lease token of the worker deriving it now (NULL when unclaimed).
+///   sequence `rederive_generations`, renewed by a PL/pgSQL trigger whoever writes the payload),
+///   `claimed_by`, the lease token of the worker deriving it now (NULL when unclaimed), and
+///   `committed_run`, the run whose commit last released it (cleared by the trigger): the claims of
+///   that run pass over the record without reading its stamps, so that a worker passing through what
+///   other workers derived costs the server a row, not a join.
 /// - `rederive_stamps`: **one row per record and pipeline**; `processors` is a JSON object holding,
 ///   per processor, the version, generation, payload digest and run that produced the stored values,
 ///   and `current` (cleared by the trigger, by invalidation and by a failure of the processor). A
@@ -54,6 +57,7 @@ enum PostgresSchema {
         )
         """,
         "CREATE INDEX IF NOT EXISTS rederive_records_claimed ON rederive_records (claimed_by) WHERE claimed_by IS NOT NULL",
+        "ALTER TABLE rederive_records ADD COLUMN IF NOT EXISTS committed_run bigint",
         """
         CREATE TABLE IF NOT EXISTS rederive_stamps (
             pipeline text NOT NULL,

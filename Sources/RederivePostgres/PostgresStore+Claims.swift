@@ -99,6 +99,7 @@ extension PostgresStore {
                 SELECT r.record_id FROM rederive_records r
                 LEFT JOIN rederive_stamps s ON s.pipeline = \(condition.pipeline) AND s.record_id = r.record_id
                 WHERE r.source = \(source) AND r.claimed_by IS NULL AND \(range)
+                AND coalesce(r.committed_run <> (SELECT l.run_id FROM rederive_leases l WHERE l.token = \(token)), true)
                 AND (\(condition.any))
                 ORDER BY r.record_id LIMIT \(pick.bind(Int64(limit)))
                 FOR UPDATE OF r SKIP LOCKED

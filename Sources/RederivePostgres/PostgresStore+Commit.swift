@@ -12,7 +12,7 @@ extension PostgresStore {
         return try await transaction("commit to") { connection in
             // The records' claims are the fence: the lease's row is not touched, so that commits never
             // wait for this process's heartbeat, nor it for them.
-            let accepted = try await self.accept(results, tables, lease: lease, connection, logger)
+            let accepted = try await self.accept(results, tables, runID: runID, lease: lease, connection, logger)
             var counts = RunCounts()
             counts.skipped = results.count - accepted.count
             let kept = results.filter { accepted.contains($0.recordID) }
@@ -51,9 +51,10 @@ extension PostgresStore {
     }
 
     /// The records whose results may be stored: still claimed by this lease (or, without a lease,
-    /// still there) at the generation they were read at. Frees this lease's claims on all of them.
+    /// still there) at the generation they were read at. Frees this lease's claims on all of them,
+    /// marking those accepted as committed by the run.
     private func accept(
-        _ results: [RecordResult], _ tables: PostgresPipelineTables, lease: WorkerLease?,
+        _ results: [RecordResult], _ tables: PostgresPipelineTables, runID: Int64, lease: WorkerLease?,
         _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> Set<Int64> {
         let ids = results.map(\.recordID)
@@ -63,7 +64,7 @@ extension PostgresStore {
         if let lease {
             let token = statement.bind(lease.token)
             statement.sql = """
-                UPDATE rederive_records r SET claimed_by = NULL FROM \(batch)
+                UPDATE rederive_records r SET claimed_by = NULL, committed_run = \(statement.bind(runID)) FROM \(batch)
                 WHERE r.source = \(source) AND r.record_id = c.id AND r.claimed_by = \(token) AND r.generation = c.generation
                 RETURNING r.record_id
                 """

@@ -1,0 +1,52 @@
+#if PostgreSQL
+import Rederive
+import RederiveCodec
+import RederivePostgres
+import RoomScan
+import Testing
+
+/// The claims of a run pass over the records it already committed, reading no stamps for them, until
+/// their payload is written again; the next run looks at them afresh.
+@Suite("records a run committed on PostgreSQL", .enabled(if: PostgresServer.testsRun, PostgresServer.skipReason), .timeLimit(.minutes(2)))
+struct PostgresCommittedRunTests {
+    @Test func aRunPassesOverWhatItCommittedUntilThePayloadIsWrittenAgain() async throws {
+        let store = try await PostgresStore(url: try PostgresServer.shared().makeDatabase())
+        defer { store.close() }
+        let pipeline = RoomScan.pipeline
+        try await store.prepare(pipeline)
+        let payload = Array(#"{"walls": [], "doors": [], "windows": [], "openings": [], "objects": []}"#.utf8)
+        _ = try await store.importPayloads((0..<3).map { ("scan-\($0)", payload) }, into: pipeline)
+        let plan = RunPlan(pipeline: pipeline)
+        func lease(_ id: Int32) async throws -> WorkerLease {
+            guard case .acquired(let lease) = try await store.acquireLease(for: WorkerIdentity(host: "h", processID: id), duration: .seconds(30)) else {
+                throw RederiveError(.leaseLost, "no lease")
+            }
+            return lease
+        }
+        let first = try await lease(1)
+        let runID = try await store.startRun(processors: [], lease: first)
+        let claimed = try await store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: first)
+        #expect(claimed.count == 3)
+        let results = claimed.map { RecordResult(deriving: $0, pipeline: pipeline, codec: .init()) }
+        let counts = try await store.commit(results, plan: plan, runID: runID, lease: first)
+        #expect(counts.derived == 3)
+
+        // Stale again, two of them; one also gets a new payload.
+        #expect(try await store.invalidate(pipeline, processors: nil, keys: ["scan-0", "scan-1"]) == 2)
+        _ = try await store.importPayloads([("scan-1", Array(#"{"walls": [], "doors": [], "windows": [], "openings": [], "objects": [{}]}"#.utf8))], into: pipeline)
+        let ids = Dictionary(uniqueKeysWithValues: try await store.pendingRecords(plan, after: nil, limit: 10, byteLimit: 1 << 20).map { ($0.recordID, $0) })
+        #expect(ids.count == 2)
+
+        let again = try await store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: first)
+        #expect(again.count == 1 && again.first?.payload != claimed.first { $0.recordID == again.first?.recordID }?.payload)
+        try await store.releaseLease(first)
+
+        let second = try await lease(2)
+        let nextRun = try await store.startRun(processors: [], lease: second)
+        #expect(nextRun != runID)
+        let next = try await store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: second)
+        #expect(Set(next.map(\.recordID)) == Set(ids.keys))
+        try await store.releaseLease(second)
+    }
+}
+#endif
