@@ -11,23 +11,13 @@ import Testing
 @Suite("waiting for other workers' claims on PostgreSQL", .enabled(if: PostgresServer.testsRun, PostgresServer.skipReason), .timeLimit(.minutes(2)))
 struct PostgresClaimWaitTests {
     @Test func aWorkerWithNothingFreeWatchesWhatOthersHoldAndTakesItWhenFreed() async throws {
-        let store = try await PostgresStore(url: try PostgresServer.shared().makeDatabase())
+        let fixture = try await PostgresClaimFixture(records: 4)
+        let (store, pipeline, plan) = (fixture.store, fixture.pipeline, fixture.plan)
         defer { store.close() }
-        let pipeline = RoomScan.pipeline
-        try await store.prepare(pipeline)
-        let payload = Array(#"{"walls": [], "doors": [], "windows": [], "openings": [], "objects": []}"#.utf8)
-        _ = try await store.importPayloads((0..<4).map { ("scan-\($0)", payload) }, into: pipeline)
-        let plan = RunPlan(pipeline: pipeline)
-        func lease(_ id: Int32, _ duration: Duration) async throws -> WorkerLease {
-            guard case .acquired(let lease) = try await store.acquireLease(for: WorkerIdentity(host: "h", processID: id), duration: duration) else {
-                throw RederiveError(.leaseLost, "no lease")
-            }
-            return lease
-        }
-        let holder = try await lease(1, .seconds(30))
+        let holder = try await fixture.lease(1)
         let held = try await store.claim(plan, limit: 2, byteLimit: 1 << 20, lease: holder)
         // The waiter looks again every 0.5 s.
-        let waiter = try await lease(2, .seconds(30))
+        let waiter = try await fixture.lease(2)
         let rest = try await store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: waiter)
         #expect(held.count == 2 && rest.count == 2)
 
@@ -40,7 +30,7 @@ struct PostgresClaimWaitTests {
         }
         #expect(watched.map(Set.init) == Set(held.map(\.recordID)))
         // A record that turns stale now is none of those: it is the next run's, not polled for.
-        _ = try await store.importPayloads([("scan-late", payload)], into: pipeline)
+        _ = try await store.importPayloads([("scan-late", PostgresClaimFixture.emptyScan)], into: pipeline)
         try await Task.sleep(for: .milliseconds(1200))
         try await store.releaseLease(holder)
         let taken = try await waiting.value

@@ -10,20 +10,10 @@ import Testing
 @Suite("records a run committed on PostgreSQL", .enabled(if: PostgresServer.testsRun, PostgresServer.skipReason), .timeLimit(.minutes(2)))
 struct PostgresCommittedRunTests {
     @Test func aRunPassesOverWhatItCommittedUntilThePayloadIsWrittenAgain() async throws {
-        let store = try await PostgresStore(url: try PostgresServer.shared().makeDatabase())
+        let fixture = try await PostgresClaimFixture(records: 3)
+        let (store, pipeline, plan) = (fixture.store, fixture.pipeline, fixture.plan)
         defer { store.close() }
-        let pipeline = RoomScan.pipeline
-        try await store.prepare(pipeline)
-        let payload = Array(#"{"walls": [], "doors": [], "windows": [], "openings": [], "objects": []}"#.utf8)
-        _ = try await store.importPayloads((0..<3).map { ("scan-\($0)", payload) }, into: pipeline)
-        let plan = RunPlan(pipeline: pipeline)
-        func lease(_ id: Int32) async throws -> WorkerLease {
-            guard case .acquired(let lease) = try await store.acquireLease(for: WorkerIdentity(host: "h", processID: id), duration: .seconds(30)) else {
-                throw RederiveError(.leaseLost, "no lease")
-            }
-            return lease
-        }
-        let first = try await lease(1)
+        let first = try await fixture.lease(1)
         let runID = try await store.startRun(processors: [], lease: first)
         let claimed = try await store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: first)
         #expect(claimed.count == 3)
@@ -41,7 +31,7 @@ struct PostgresCommittedRunTests {
         #expect(again.count == 1 && again.first?.payload != claimed.first { $0.recordID == again.first?.recordID }?.payload)
         try await store.releaseLease(first)
 
-        let second = try await lease(2)
+        let second = try await fixture.lease(2)
         let nextRun = try await store.startRun(processors: [], lease: second)
         #expect(nextRun != runID)
         let next = try await store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: second)
