@@ -3,22 +3,28 @@ import Rederive
 import RederivePostgres
 import RoomScan
 
-/// A fresh PostgreSQL database holding RoomScan records of empty scans (`scan-0`, `scan-1`, …), for
-/// tests that claim and commit through the store itself, and leases on it.
+/// A fresh PostgreSQL database holding RoomScan records, for tests that claim and commit through the
+/// store itself, and leases on it.
 struct PostgresClaimFixture {
     static let emptyScan = Array(#"{"walls": [], "doors": [], "windows": [], "openings": [], "objects": []}"#.utf8)
     let store: PostgresStore
     let pipeline = RoomScan.pipeline
     var plan: RunPlan { RunPlan(pipeline: pipeline) }
 
-    init(records count: Int) async throws {
+    /// Records `scan-0`, `scan-1`, … of the payloads given.
+    init(holding payloads: [[UInt8]]) async throws {
         store = try await PostgresStore(url: try PostgresServer.shared().makeDatabase())
         try await store.prepare(pipeline)
-        _ = try await store.importPayloads((0..<count).map { ("scan-\($0)", Self.emptyScan) }, into: pipeline)
+        _ = try await store.importPayloads(payloads.enumerated().map { ("scan-\($0.offset)", $0.element) }, into: pipeline)
     }
 
-    func lease(_ processID: Int32, lasting duration: Duration = .seconds(30)) async throws -> WorkerLease {
-        guard case .acquired(let lease) = try await store.acquireLease(for: WorkerIdentity(host: "h", processID: processID), duration: duration) else {
+    /// `count` records of empty scans.
+    init(records count: Int) async throws {
+        try await self.init(holding: Array(repeating: Self.emptyScan, count: count))
+    }
+
+    func lease(_ processID: Int32, on host: String = "h", lasting duration: Duration = .seconds(30)) async throws -> WorkerLease {
+        guard case .acquired(let lease) = try await store.acquireLease(for: WorkerIdentity(host: host, processID: processID), duration: duration) else {
             throw RederiveError(.leaseLost, "no lease for pid \(processID)")
         }
         return lease

@@ -150,32 +150,15 @@ struct PostgresCommandTests {
         }
     }
 
-    /// A store on a database of its own, RoomScan's tables prepared and `payloads` imported as records.
-    private static func store(holding payloads: [(String, [UInt8])]) async throws -> PostgresStore {
-        let store = try await PostgresStore(url: try PostgresServer.shared().makeDatabase())
-        try await store.prepare(RoomScan.pipeline)
-        _ = try await store.importPayloads(payloads, into: RoomScan.pipeline)
-        return store
-    }
-
     @Test func aCommitAfterTheLeaseWasTakenOverIsSkipped() async throws {
-        let store = try await Self.store(holding: (0..<5).map { index in
-            ("scan-\(index)", Array(#"{"walls": [], "doors": [], "windows": [], "openings": [], "objects": []}"#.utf8))
-        })
+        let fixture = try await PostgresClaimFixture(records: 5)
+        let (store, pipeline, plan) = (fixture.store, fixture.pipeline, fixture.plan)
         defer { store.close() }
-        let pipeline = RoomScan.pipeline
-        let plan = RunPlan(pipeline: pipeline)
-        guard case .acquired(let late) = try await store.acquireLease(for: WorkerIdentity(host: "a", processID: 1), duration: .seconds(1)) else {
-            Issue.record("no lease")
-            return
-        }
+        let late = try await fixture.lease(1, on: "a", lasting: .seconds(1))
         let claimed = try await store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: late)
         #expect(claimed.count == 5)
         try await Task.sleep(for: .milliseconds(1500))  // the lease expires unrenewed
-        guard case .acquired(let taker) = try await store.acquireLease(for: WorkerIdentity(host: "b", processID: 2), duration: .seconds(30)) else {
-            Issue.record("no lease")
-            return
-        }
+        let taker = try await fixture.lease(2, on: "b")
         let retaken = try await store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: taker)
         #expect(retaken.map(\.recordID) == claimed.map(\.recordID))
         let runID = try await store.startRun(processors: [])
@@ -190,24 +173,18 @@ struct PostgresCommandTests {
     }
 
     @Test func aClaimTakesThePayloadsThatFitItsByteLimitAndLeavesTheRestUnclaimed() async throws {
-        let store = try await Self.store(holding: (0..<6).map { index in
-            ("scan-\(index)", Array((String(repeating: " ", count: 700 * (index + 1)) + #"{"walls": []}"#).utf8))
+        let fixture = try await PostgresClaimFixture(holding: (0..<6).map { index in
+            Array((String(repeating: " ", count: 700 * (index + 1)) + #"{"walls": []}"#).utf8)
         })
+        let (store, plan) = (fixture.store, fixture.plan)
         defer { store.close() }
-        let plan = RunPlan(pipeline: RoomScan.pipeline)
-        func lease(_ id: Int32) async throws -> WorkerLease {
-            guard case .acquired(let lease) = try await store.acquireLease(for: WorkerIdentity(host: "h", processID: id), duration: .seconds(30)) else {
-                throw RederiveError(.leaseLost, "no lease")
-            }
-            return lease
-        }
-        let first = try await lease(1)
+        let first = try await fixture.lease(1)
         let all = try await store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: first)
         #expect(all.count == 6)
         try await store.releaseLease(first)
         let sizes = all.map { $0.payload?.count ?? 0 }
 
-        let second = try await lease(2)
+        let second = try await fixture.lease(2)
         // A record is taken while those before it hold fewer bytes than the limit: three here.
         let fitting = try await store.claim(plan, limit: 10, byteLimit: sizes[0] + sizes[1] + 1, lease: second)
         #expect(fitting.map(\.recordID) == all.prefix(3).map(\.recordID))
