@@ -41,7 +41,7 @@ extension PostgresStore {
     }
 
     public func claim(_ plan: RunPlan, limit: Int, byteLimit: Int, lease: WorkerLease) async throws -> [PendingRecord] {
-        let key = ClaimCursorKey(token: lease.token, pipeline: plan.pipeline.name)
+        let key = ClaimPositionKey(token: lease.token, pipeline: plan.pipeline.name)
         while true {
             let position = claimPositions.withLock { $0[key] } ?? .after(nil)
             let outcome = try await claimOnce(plan, position, limit: limit, byteLimit: byteLimit, lease: lease)

@@ -25,7 +25,7 @@ public final class PostgresStore: Sendable {
     let logger: Logger
     /// Where this process's claims of each pipeline stand, by lease token and pipeline name; none
     /// when the next claim starts from the first id.
-    let claimPositions = Mutex<[ClaimCursorKey: ClaimPosition]>([:])
+    let claimPositions = Mutex<[ClaimPositionKey: ClaimPosition]>([:])
     /// The claiming and committing statements, prepared once per connection.
     let statements = PreparedStatements()
     /// When this process's claims last reaped expired leases.
@@ -216,7 +216,7 @@ extension PostgresProblem {
 }
 
 /// Which lease's claims of which pipeline a claim position belongs to.
-struct ClaimCursorKey: Hashable, Sendable {
+struct ClaimPositionKey: Hashable, Sendable {
     let token: String
     let pipeline: String
 }

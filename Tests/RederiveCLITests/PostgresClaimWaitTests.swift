@@ -22,7 +22,7 @@ struct PostgresClaimWaitTests {
         #expect(held.count == 2 && rest.count == 2)
 
         let waiting = Task { try await store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: waiter) }
-        let key = ClaimCursorKey(token: waiter.token, pipeline: pipeline.name)
+        let key = ClaimPositionKey(token: waiter.token, pipeline: pipeline.name)
         var watched: [Int64]?
         for _ in 0..<200 where watched == nil {
             if case .watching(let ids)? = store.claimPositions.withLock({ $0[key] }) { watched = ids }
