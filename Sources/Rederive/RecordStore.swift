@@ -18,10 +18,12 @@ public protocol RecordStore: Sendable {
     /// Records how a run ended.
     func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts) async throws
 
-    /// Records the run that `lease`'s process derives and returns its id: on a store many processes
-    /// derive at once, the run other live processes derive with the same processors, which it joins;
-    /// otherwise a new one (the default).
-    func startRun(processors: [ProcessorVersion], lease: WorkerLease) async throws -> Int64
+    /// Records the run that `lease`'s process derives with `plans`, and how many records each plan has
+    /// pending. By default a new run, after counting each plan with ``pendingCount(_:)``. On a store many
+    /// processes derive at once, the process joins the run others derive with the same processors, and
+    /// the run is counted once, by the process that starts it: a worker joining it takes what is left
+    /// of that count instead of counting again.
+    func startRun(_ plans: [RunPlan], lease: WorkerLease) async throws -> StartedRun
 
     /// Records that `lease`'s process is done with a run. The run ends with `status` when no other
     /// live process derives it; by default, at once.
@@ -65,8 +67,12 @@ public protocol RecordStore: Sendable {
 extension RecordStore {
     public var preferredClaimSize: Int { 32 }
 
-    public func startRun(processors: [ProcessorVersion], lease: WorkerLease) async throws -> Int64 {
-        try await startRun(processors: processors)
+    public func startRun(_ plans: [RunPlan], lease: WorkerLease) async throws -> StartedRun {
+        var pending: [Int] = []
+        for plan in plans {
+            pending.append(try await pendingCount(plan))
+        }
+        return StartedRun(id: try await startRun(processors: RunPlan.processorVersions(of: plans)), pending: pending)
     }
 
     public func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts, lease: WorkerLease) async throws {

@@ -140,19 +140,12 @@ public struct Runner: Sendable {
     }
 
     private func deriveStale(_ plans: [RunPlan], lease: HeldLease) async throws -> RunSummary {
-        var pendingByPlan: [Int] = []
-        for plan in plans {
-            pendingByPlan.append(try await store.pendingCount(plan))
-        }
-        var pending = pendingByPlan.reduce(0, +)
+        let started = try await store.startRun(plans, lease: await lease.current)
+        let runID = started.id
+        var pending = started.pending.reduce(0, +)
         if let limit = configuration.limit {
             pending = min(pending, limit)
         }
-
-        let versions = plans.flatMap { plan in
-            plan.processors.map { ProcessorVersion(pipeline: plan.pipeline.name, name: $0.name, version: $0.version) }
-        }
-        let runID = try await store.startRun(processors: versions, lease: await lease.current)
         logger.info("run started", metadata: [
             "run": "\(runID)", "pending": "\(pending)", "pipelines": "\(plans.map(\.pipeline.name).joined(separator: ","))",
             "worker": "\(worker.description)",
@@ -164,8 +157,8 @@ public struct Runner: Sendable {
         let status: RunStatus
         do {
             // A pipeline with nothing pending is not scanned at all: a run with nothing stale costs
-            // only the index counts above.
-            for (plan, pending) in zip(plans, pendingByPlan) where pending > 0 && !shared.isExhausted {
+            // only the counts of starting it.
+            for (plan, pending) in zip(plans, started.pending) where pending > 0 && !shared.isExhausted {
                 try await derivePipeline(plan, lease: lease, shared: shared, state: &state)
                 if state.interrupted { break }
             }

@@ -22,7 +22,9 @@ import Rederive
 /// - `rederive_failures`: per record, pipeline and processor that failed, as on SQLite; rows exist only
 ///   for failures.
 /// - `rederive_runs`: every run. Workers that derive the same processors at once share one run: a
-///   worker starting while others derive joins theirs, and the last to finish ends it.
+///   worker starting while others derive joins theirs, and the last to finish ends it. `pending` holds,
+///   per pipeline, the records stale when the run started, counted once by the worker that started
+///   it: a worker joining the run takes what is left of that count rather than counting again.
 /// - `rederive_run_shares`: per run and worker lease, the counts its commits added (derived, unchanged,
 ///   failed, skipped), so that a run killed mid-way still says what it committed. A run's counts are
 ///   the sum of its shares: each worker writes a row of its own, where one row per run would have every
@@ -43,7 +45,7 @@ import Rederive
 /// when a failing processor held a current entry there.
 enum PostgresSchema {
     /// Bumped when the tables below change; stored in `rederive_bookkeeping`.
-    static let version = 4
+    static let version = 5
 
     static let statements: [String] = [
         "CREATE SEQUENCE IF NOT EXISTS rederive_generations",
@@ -112,6 +114,8 @@ enum PostgresSchema {
             expires_at timestamptz NOT NULL
         )
         """,
+        // Per pipeline, the records pending when the run started, for the workers that join it.
+        "ALTER TABLE rederive_runs ADD COLUMN IF NOT EXISTS pending jsonb",
         // The run a worker derives: workers started alike join one run (PostgresStore.startRun).
         "ALTER TABLE rederive_leases ADD COLUMN IF NOT EXISTS run_id bigint",
         // What a worker committed is counted in its shares of runs (below), not in its lease.

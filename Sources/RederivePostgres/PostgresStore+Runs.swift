@@ -23,26 +23,49 @@ extension PostgresStore {
     /// Joins the run that other live workers derive with the same processors, or records a new one:
     /// the workers of one job, on however many hosts, share one run in `history`, whose counts they
     /// all add to and which `rollback` undoes as a whole.
-    public func startRun(processors: [ProcessorVersion], lease: WorkerLease) async throws -> Int64 {
-        let processorsJSON = String(decoding: try JSONEncoder().encode(processors), as: UTF8.self)
+    ///
+    /// The worker that starts the run counts its pending records, once, and keeps the count in the
+    /// run's row; a worker joining it takes what is left of that count. Counting reads every stamp row
+    /// of the pipeline, so a count per worker would cost the server as much again for each worker
+    /// started. Workers started together wait here while the first one counts, rather than each
+    /// counting on its own.
+    public func startRun(_ plans: [RunPlan], lease: WorkerLease) async throws -> StartedRun {
+        let processorsJSON = String(decoding: try JSONEncoder().encode(RunPlan.processorVersions(of: plans)), as: UTF8.self)
         let logger = self.logger
         return try await transaction("record a run in") { connection in
             // One worker at a time decides whether to join or start.
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext('rederive runs'))", logger: logger)
             var join = SQLStatement()
             join.sql = """
-                SELECT r.id FROM rederive_runs r
+                SELECT r.id, r.pending::text,
+                    (SELECT coalesce(sum(s.derived + s.unchanged + s.failed), 0)::bigint FROM rederive_run_shares s WHERE s.run_id = r.id)
+                FROM rederive_runs r
                 WHERE r.status = \(join.bind(RunStatus.running.rawValue)) AND r.processors = \(join.bind(processorsJSON, as: "jsonb"))
                 AND EXISTS (SELECT 1 FROM rederive_leases l WHERE l.run_id = r.id AND l.token <> \(join.bind(lease.token))
                     AND l.expires_at > clock_timestamp())
                 ORDER BY r.id DESC LIMIT 1
                 """
-            let joined = try await connection.run(join, logger: logger).collect { try $0.decode(Int64.self) }.first
-            let runID = if let joined { joined } else { try await insertRun(processorsJSON, connection) }
+            let joined = try await connection.run(join, logger: logger).collect { try $0.decode((Int64, String?, Int64).self) }.first
+            let started: StartedRun
+            if let (runID, counted, committed) = joined, let counted = RunPending(json: counted, plans: plans) {
+                started = StartedRun(id: runID, pending: counted.left(afterCommitting: Int(committed)))
+            } else {
+                var pending: [Int] = []
+                for plan in plans {
+                    pending.append(try await Self.pendingCount(plan, connection, logger))
+                }
+                // A run started by an older rederive kept no count: it is joined, counted here.
+                let runID = if let (joined, _, _) = joined {
+                    joined
+                } else {
+                    try await insertRun(processorsJSON, pending: RunPending(plans: plans, counts: pending), connection)
+                }
+                started = StartedRun(id: runID, pending: pending)
+            }
             var attach = SQLStatement()
-            attach.sql = "UPDATE rederive_leases SET run_id = \(attach.bind(runID)) WHERE token = \(attach.bind(lease.token))"
+            attach.sql = "UPDATE rederive_leases SET run_id = \(attach.bind(started.id)) WHERE token = \(attach.bind(lease.token))"
             try await connection.run(attach, logger: logger)
-            return runID
+            return started
         }
     }
 
@@ -64,11 +87,12 @@ extension PostgresStore {
     }
 
     /// Records a new run and returns its id; only the newest runs keep what they replaced.
-    private func insertRun(_ processorsJSON: String, _ connection: PostgresConnection) async throws -> Int64 {
+    private func insertRun(_ processorsJSON: String, pending: RunPending? = nil, _ connection: PostgresConnection) async throws -> Int64 {
         var start = SQLStatement()
         start.sql = """
-            INSERT INTO rederive_runs (started_at, status, processors)
-            VALUES (now(), \(start.bind(RunStatus.running.rawValue)), \(start.bind(processorsJSON, as: "jsonb"))) RETURNING id
+            INSERT INTO rederive_runs (started_at, status, processors, pending)
+            VALUES (now(), \(start.bind(RunStatus.running.rawValue)), \(start.bind(processorsJSON, as: "jsonb")),
+                \(pending.map { start.bind($0.json, as: "jsonb") } ?? start.bindNull(as: "jsonb"))) RETURNING id
             """
         let runID = try await connection.run(start, logger: logger).collect { try $0.decode(Int64.self) }.first ?? 0
         var prune = SQLStatement()

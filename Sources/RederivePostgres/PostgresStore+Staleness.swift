@@ -41,26 +41,31 @@ extension PostgresStore {
     public func pendingCount(_ plan: RunPlan) async throws -> Int {
         let logger = self.logger
         return try await withConnection("read") { connection in
-            let records = try await Self.recordCount(plan.pipeline, connection, logger)
-            let upToDateCounts = try await Self.upToDateCounts(plan.pipeline, connection, logger)
-            var stale: [Int] = []
-            for index in plan.selection {
-                let processor = plan.pipeline.processors[index]
-                let upToDate = upToDateCounts[index]
-                let failed = plan.retryFailed ? 0 : try await Self.failedCount(plan.pipeline, processor, connection, logger)
-                if records - upToDate - failed > 0 { stale.append(records - upToDate - failed) }
-            }
-            if stale.count <= 1 { return stale.first ?? 0 }
-            // Several processors are behind: count each record once.
-            var statement = SQLStatement()
-            let condition = Self.staleCondition(plan, &statement)
-            statement.sql = """
-                SELECT count(*) FROM rederive_records r
-                LEFT JOIN rederive_stamps s ON s.pipeline = \(condition.pipeline) AND s.record_id = r.record_id
-                WHERE r.source = \(statement.bind(plan.pipeline.table)) AND (\(condition.any))
-                """
-            return try await connection.count(statement, logger: logger)
+            try await Self.pendingCount(plan, connection, logger)
         }
+    }
+
+    /// How many records `plan` would derive, counted on `connection`.
+    static func pendingCount(_ plan: RunPlan, _ connection: PostgresConnection, _ logger: Logger) async throws -> Int {
+        let records = try await recordCount(plan.pipeline, connection, logger)
+        let upToDateCounts = try await upToDateCounts(plan.pipeline, connection, logger)
+        var stale: [Int] = []
+        for index in plan.selection {
+            let processor = plan.pipeline.processors[index]
+            let upToDate = upToDateCounts[index]
+            let failed = plan.retryFailed ? 0 : try await failedCount(plan.pipeline, processor, connection, logger)
+            if records - upToDate - failed > 0 { stale.append(records - upToDate - failed) }
+        }
+        if stale.count <= 1 { return stale.first ?? 0 }
+        // Several processors are behind: count each record once.
+        var statement = SQLStatement()
+        let condition = staleCondition(plan, &statement)
+        statement.sql = """
+            SELECT count(*) FROM rederive_records r
+            LEFT JOIN rederive_stamps s ON s.pipeline = \(condition.pipeline) AND s.record_id = r.record_id
+            WHERE r.source = \(statement.bind(plan.pipeline.table)) AND (\(condition.any))
+            """
+        return try await connection.count(statement, logger: logger)
     }
 
     public func pendingRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {

@@ -14,7 +14,7 @@ struct PostgresCommittedRunTests {
         let (store, pipeline, plan) = (fixture.store, fixture.pipeline, fixture.plan)
         defer { store.close() }
         let first = try await fixture.lease(1)
-        let runID = try await store.startRun(processors: [], lease: first)
+        let runID = try await store.startRun([], lease: first).id
         let claimed = try await store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: first)
         #expect(claimed.count == 3)
         let results = claimed.map { RecordResult(deriving: $0, pipeline: pipeline, codec: .init()) }
@@ -32,7 +32,7 @@ struct PostgresCommittedRunTests {
         try await store.releaseLease(first)
 
         let second = try await fixture.lease(2)
-        let nextRun = try await store.startRun(processors: [], lease: second)
+        let nextRun = try await store.startRun([], lease: second).id
         #expect(nextRun != runID)
         let next = try await store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: second)
         #expect(Set(next.map(\.recordID)) == Set(ids.keys))
