@@ -310,22 +310,17 @@ public struct Runner: Sendable {
                 derived = await deriver.derive(
                     record, pipeline: plan.pipeline, maximumPayloadSize: configuration.maximumPayloadSize, worker: index
                 )
-            } else if !record.payloadRead {
-                // Records without a payload take microseconds each: the thread goes on to the next
-                // such records itself, rather than come back to this task for each one.
+            } else {
+                // The thread goes on to the next claimed records itself, rather than come back to this
+                // task for each one: a hand-off per record costs two thread switches, as much as
+                // deriving a small record without its payload.
                 let end = await thread.run(grace: grace) { isCancelled in
-                    deriveWithoutPayload(
-                        from: record, plan, worker: index, codec: codec, shared: shared, channel: channel, isCancelled: isCancelled
-                    )
+                    deriveSeries(from: record, plan, worker: index, codec: codec, shared: shared, channel: channel, isCancelled: isCancelled)
                 }
                 switch end {
                 case .sent?: continue
                 case .unsent(let result)?: derived = result
                 case nil: derived = nil
-                }
-            } else {
-                derived = await thread.run(grace: grace) {
-                    RecordResult(deriving: record, pipeline: plan.pipeline, codec: codec)
                 }
             }
             // Abandoned when the run was cancelled: the record stays stale, and overdue if it hangs.
@@ -359,8 +354,8 @@ public struct Runner: Sendable {
         }
     }
 
-    /// How a worker's thread ended a series of records without payloads.
-    private enum PayloadFreeEnd: Sendable {
+    /// How a worker's thread ended a series of records.
+    private enum SeriesEnd: Sendable {
         /// Every result went to the writer.
         case sent
         /// The last result did not, because the channel was full or the run was cancelled: the task
@@ -368,22 +363,22 @@ public struct Runner: Sendable {
         case unsent(RecordResult)
     }
 
-    /// Derives `first`, then the claimed records after it that read no payload either, one after the
-    /// other on the worker's thread, handing each result to the writer as it is made. Stops when the
-    /// next record reads a payload, when this worker must claim (``SharedWork/nextStep(refillBelow:)``),
-    /// or when the run is cancelled. Records are taken one at a time, as by the task: a record that
-    /// hangs holds up only its own worker, and each record in flight is visible to ``SharedWork/overdue(after:)``.
-    private func deriveWithoutPayload(
+    /// Derives `first`, then the claimed records after it, one after the other on the worker's thread,
+    /// handing each result to the writer as it is made. Stops when this worker must claim
+    /// (``SharedWork/nextStep(refillBelow:)``), when nothing claimed is left to start, or when the run is
+    /// cancelled. Records are taken one at a time, as by the task: a record that hangs holds up only its
+    /// own worker, and each record in flight is visible to ``SharedWork/overdue(after:)``.
+    private func deriveSeries(
         from first: PendingRecord, _ plan: RunPlan, worker: Int, codec: PayloadCodec, shared: SharedWork, channel: ResultChannel,
         isCancelled: () -> Bool
-    ) -> PayloadFreeEnd {
+    ) -> SeriesEnd {
         var record = first
         while true {
             let result = RecordResult(deriving: record, pipeline: plan.pipeline, codec: codec)
             // Once the run is cancelled, the task decides whether this result is still committed.
             if isCancelled() || !channel.trySend(result) { return .unsent(result) }
             shared.finished(worker: worker)
-            guard let next = shared.nextWithoutPayload(refillBelow: configuration.parallelism) else { return .sent }
+            guard let next = shared.nextInSeries(refillBelow: configuration.parallelism) else { return .sent }
             shared.started(next.recordID, worker: worker)
             record = next
         }

@@ -75,12 +75,12 @@ final class SharedWork: Sendable {
         }
     }
 
-    /// The next claimed record when it reads no payload and the worker need not claim first (see
-    /// ``nextStep(refillBelow:)``); nil otherwise. A worker deriving such records on its thread takes
-    /// them one after the other without returning to its task.
-    func nextWithoutPayload(refillBelow lowWater: Int) -> PendingRecord? {
+    /// The next claimed record when the worker need not claim first (see ``nextStep(refillBelow:)``);
+    /// nil otherwise. A worker's thread takes records one after the other this way without returning
+    /// to its task.
+    func nextInSeries(refillBelow lowWater: Int) -> PendingRecord? {
         state.withLock { state in
-            guard !state.needsClaim(below: lowWater), state.unstarted > 0, !state.claimed[state.next].payloadRead else { return nil }
+            guard !state.needsClaim(below: lowWater), state.unstarted > 0 else { return nil }
             defer { state.next += 1 }
             return state.claimed[state.next]
         }
