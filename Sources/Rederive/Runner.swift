@@ -377,9 +377,7 @@ public struct Runner: Sendable {
             let result = RecordResult(deriving: record, pipeline: plan.pipeline, codec: codec)
             // Once the run is cancelled, the task decides whether this result is still committed.
             if isCancelled() || !channel.trySend(result) { return .unsent(result) }
-            shared.finished(worker: worker)
-            guard let next = shared.nextInSeries(refillBelow: configuration.parallelism) else { return .sent }
-            shared.started(next.recordID, worker: worker)
+            guard let next = shared.finishedTakingNext(worker: worker, refillBelow: configuration.parallelism) else { return .sent }
             record = next
         }
     }

@@ -75,14 +75,20 @@ final class SharedWork: Sendable {
         }
     }
 
-    /// The next claimed record when the worker need not claim first (see ``nextStep(refillBelow:)``);
-    /// nil otherwise. A worker's thread takes records one after the other this way without returning
-    /// to its task.
-    func nextInSeries(refillBelow lowWater: Int) -> PendingRecord? {
-        state.withLock { state in
-            guard !state.needsClaim(below: lowWater), state.unstarted > 0 else { return nil }
-            defer { state.next += 1 }
-            return state.claimed[state.next]
+    /// Ends `worker`'s record and hands it the next claimed one, noted as started, when the worker need
+    /// not claim first (see ``nextStep(refillBelow:)``); nil otherwise. A worker's thread takes records
+    /// one after the other this way without returning to its task, taking the lock once per record.
+    func finishedTakingNext(worker: Int, refillBelow lowWater: Int) -> PendingRecord? {
+        let now = clock.now
+        return state.withLock { state in
+            guard !state.needsClaim(below: lowWater), state.unstarted > 0 else {
+                state.inFlight.removeValue(forKey: worker)
+                return nil
+            }
+            let next = state.claimed[state.next]
+            state.next += 1
+            state.inFlight[worker] = (next.recordID, now)
+            return next
         }
     }
 
