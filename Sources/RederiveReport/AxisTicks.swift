@@ -9,12 +9,7 @@ enum AxisTicks {
         guard lower.isFinite, upper.isFinite, lower < upper else { return [] }
         switch scale {
         case .linear:
-            // Multiples of a step, each computed from integers so that 3 × 0.2 reads 0.6.
-            let (mantissa, exponent) = niceStep(max((upper - lower) / Double(target), integral ? 1 : 0))
-            let scale = pow(10, Double(abs(exponent)))
-            let value = { (multiple: Int) in
-                exponent < 0 ? Double(multiple * mantissa) / scale : Double(multiple * mantissa) * scale
-            }
+            let value = multiples(of: niceStep(max((upper - lower) / Double(target), integral ? 1 : 0)))
             let step = value(1)
             var ticks: [Double] = []
             var multiple = Int((lower / step).rounded(.up))
@@ -41,6 +36,27 @@ enum AxisTicks {
                 if -decade >= lower, -decade <= upper { ticks.append(-decade) }
             }
             return ticks.sorted()
+        }
+    }
+
+    /// The top of an axis of counts or rates that starts at zero, and its ticks: multiples of a round
+    /// step (at least 1 with `integral`), the top the first at or above `maximum`, so gridlines fall on
+    /// numbers read at a glance (0, 20, 40, 60 rather than 0, 26.5, 53).
+    static func zeroBased(maximum: Double, integral: Bool = false, target: Int = 5) -> (top: Double, ticks: [Double]) {
+        let maximum = maximum > 0 && maximum.isFinite ? maximum : 1
+        let value = multiples(of: niceStep(max(maximum / Double(target), integral ? 1 : 0)))
+        var ticks = [0.0]
+        while ticks.last! < maximum * (1 - 1e-12) {
+            ticks.append(value(ticks.count))
+        }
+        return (ticks.last!, ticks)
+    }
+
+    /// The `multiple`th multiple of a step, computed from integers so that 3 × 0.2 reads 0.6.
+    private static func multiples(of step: (mantissa: Int, exponent: Int)) -> (Int) -> Double {
+        let scale = pow(10, Double(abs(step.exponent)))
+        return { multiple in
+            step.exponent < 0 ? Double(multiple * step.mantissa) / scale : Double(multiple * step.mantissa) * scale
         }
     }
 

@@ -77,7 +77,7 @@ public enum DatabaseStatePage {
             SVGChart.bars(items.map { item in
                 (String(item.run.id), Double(item.run.counts.failed),
                  "run \(item.run.id): \(ReportNumber.count(item.run.counts.failed)) failed of \(ReportNumber.count(item.run.counts.total))")
-            }, cssClass: "fail", kind: "run-failures", label: "failed records per run"),
+            }, integral: true, cssClass: "fail", kind: "run-failures", label: "failed records per run"),
             caption: "Records that failed.", legend: [("fail", "failed records")]
         )
         html += "</div>"

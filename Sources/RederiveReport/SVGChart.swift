@@ -35,9 +35,9 @@ enum SVGChart {
         guard let first = series.first?.histogram, let low = first.lower, let high = first.upper, high > low else {
             return emptyChart(kind: kind, label: label, frame: frame)
         }
-        let maximum = max(1, series.map(\.histogram.maximumCount).max() ?? 1)
+        let axis = AxisTicks.zeroBased(maximum: Double(max(1, series.map(\.histogram.maximumCount).max() ?? 1)), integral: true)
         var svg = open(kind: kind, label: label, frame: frame)
-        svg += yAxis(maximum: Double(maximum), frame: frame)
+        svg += yAxis(axis, frame: frame)
         let x = { (position: Double) in frame.left + (position - low) / (high - low) * frame.plotWidth }
         for (index, bin) in first.bins.enumerated() {
             let start = x(bin.lower)
@@ -49,7 +49,7 @@ enum SVGChart {
                 let count = one.histogram.bins[index].count
                 counts.append("\(one.name) \(ReportNumber.count(count))")
                 guard count > 0 else { continue }
-                let height = max(1, Double(count) / Double(maximum) * frame.plotHeight)
+                let height = max(1, Double(count) / axis.top * frame.plotHeight)
                 svg += "<rect class=\"\(one.cssClass)\" x=\(quoted(start + gap / 2 + Double(offset) * barWidth)) y=\(quoted(frame.baseline - height)) width=\(quoted(barWidth)) height=\(quoted(height))>"
                 svg += "<title>\(HTML.escape(binLabel(bin, scale: scale, last: index == first.bins.count - 1))): \(HTML.escape(counts.last ?? ""))</title></rect>"
             }
@@ -65,18 +65,21 @@ enum SVGChart {
         return svg + "</svg>"
     }
 
-    /// One bar per item, left to right, with item labels under the bars (thinned when many).
-    static func bars(_ items: [(label: String, value: Double, detail: String)], cssClass: String, kind: String, label: String, frame: Frame = Frame()) -> String {
+    /// One bar per item, left to right, with item labels under the bars (thinned when many). With
+    /// `integral`, the values are counts: the axis ticks on integers only.
+    static func bars(
+        _ items: [(label: String, value: Double, detail: String)], integral: Bool = false, cssClass: String, kind: String, label: String, frame: Frame = Frame()
+    ) -> String {
         guard !items.isEmpty else { return emptyChart(kind: kind, label: label, frame: frame) }
-        let maximum = max(items.map(\.value).filter(\.isFinite).max() ?? 0, 1e-12)
+        let axis = AxisTicks.zeroBased(maximum: items.map(\.value).filter(\.isFinite).max() ?? 0, integral: integral)
         var svg = open(kind: kind, label: label, frame: frame)
-        svg += yAxis(maximum: maximum, frame: frame)
+        svg += yAxis(axis, frame: frame)
         let slot = frame.plotWidth / Double(items.count)
         let labelEvery = max(1, Int((Double(items.count) / 12).rounded(.up)))
         for (index, item) in items.enumerated() {
             let x = frame.left + Double(index) * slot
             let value = item.value.isFinite ? max(0, item.value) : 0
-            let height = value > 0 ? max(1, value / maximum * frame.plotHeight) : 0
+            let height = value > 0 ? max(1, value / axis.top * frame.plotHeight) : 0
             let barWidth = min(slot * 0.7, 48)
             svg += "<rect class=\"\(cssClass)\" x=\(quoted(x + (slot - barWidth) / 2)) y=\(quoted(frame.baseline - height)) width=\(quoted(barWidth)) height=\(quoted(height))>"
             svg += "<title>\(HTML.escape(item.detail))</title></rect>"
@@ -136,13 +139,14 @@ enum SVGChart {
             + "<text class=\"axis\" x=\(quoted(frame.width / 2)) y=\(quoted(frame.height / 2)) text-anchor=\"middle\">no values</text></svg>"
     }
 
-    /// The baseline, a grid line at the middle and the top, and their counts.
-    private static func yAxis(maximum: Double, frame: Frame) -> String {
+    /// The baseline and a grid line at each of the axis's ticks, with their values; the top tick is
+    /// the top of the plot.
+    private static func yAxis(_ axis: (top: Double, ticks: [Double]), frame: Frame) -> String {
         var svg = ""
-        for fraction in [0.0, 0.5, 1.0] {
-            let y = frame.baseline - fraction * frame.plotHeight
-            svg += "<line class=\"\(fraction == 0 ? "baseline" : "grid")\" x1=\(quoted(frame.left)) x2=\(quoted(frame.width - frame.right)) y1=\(quoted(y)) y2=\(quoted(y))/>"
-            svg += "<text class=\"axis\" x=\(quoted(frame.left - 6)) y=\(quoted(y + 4)) text-anchor=\"end\">\(HTML.escape(ReportNumber.format(maximum * fraction)))</text>"
+        for tick in axis.ticks {
+            let y = frame.baseline - tick / axis.top * frame.plotHeight
+            svg += "<line class=\"\(tick == 0 ? "baseline" : "grid")\" x1=\(quoted(frame.left)) x2=\(quoted(frame.width - frame.right)) y1=\(quoted(y)) y2=\(quoted(y))/>"
+            svg += "<text class=\"axis\" x=\(quoted(frame.left - 6)) y=\(quoted(y + 4)) text-anchor=\"end\">\(HTML.escape(ReportNumber.format(tick)))</text>"
         }
         return svg
     }

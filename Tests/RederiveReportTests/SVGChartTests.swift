@@ -19,14 +19,33 @@ struct SVGChartTests {
         #expect(svg.selfContained)
     }
 
-    @Test func theTallestBarFillsThePlotAndOthersScale() throws {
+    @Test func barsScaleToTheTopOfTheAxis() throws {
         let svg = SVGChart.histogram(
             [.init(name: "n", cssClass: "new", histogram: Histogram([0, 1, 1, 1, 1], binCount: 2))],
             scale: .linear, kind: "values", label: "n"
         )
-        // The plot is 166 units high; a quarter of the tallest count is a quarter of that.
-        let heights = svg.attributeValues("height").compactMap(Double.init)
-        #expect(heights.sorted() == [41.5, 166])
+        // The plot is 166 units high and its axis tops at 4, the tallest count; 1 is a quarter of it.
+        #expect(svg.attributeValues("height").compactMap(Double.init).sorted() == [41.5, 166])
+
+        // 53 is drawn below the axis's round top of 60, with a gridline labelled at every 20.
+        let rates = SVGChart.bars([("1", 53, "run 1"), ("2", 15, "run 2")], cssClass: "rate", kind: "run-rate", label: "r")
+        #expect(rates.attributeValues("height").compactMap(Double.init).sorted() == [41.5, 146.63])
+        #expect(rates.occurrences(of: "<line class=\"grid\"") == 3)
+        for label in [">0</text>", ">20</text>", ">40</text>", ">60</text>"] {
+            #expect(rates.contains(label))
+        }
+    }
+
+    @Test func zeroBasedAxesEndOnTheFirstRoundNumberAtOrAboveTheMaximum() {
+        #expect(AxisTicks.zeroBased(maximum: 53) == (60, [0, 20, 40, 60]))
+        #expect(AxisTicks.zeroBased(maximum: 560.2) == (600, [0, 200, 400, 600]))
+        #expect(AxisTicks.zeroBased(maximum: 100) == (100, [0, 20, 40, 60, 80, 100]))
+        #expect(AxisTicks.zeroBased(maximum: 0.3) == (0.3, [0, 0.1, 0.2, 0.3]))
+        // Counts tick on integers: 9 failures, or one.
+        #expect(AxisTicks.zeroBased(maximum: 9, integral: true) == (10, [0, 2, 4, 6, 8, 10]))
+        #expect(AxisTicks.zeroBased(maximum: 1, integral: true) == (1, [0, 1]))
+        // Nothing to show still draws an axis.
+        #expect(AxisTicks.zeroBased(maximum: 0, integral: true) == (1, [0, 1]))
     }
 
     @Test func aLogScaleChartSaysSoAndLabelsPowersOfTen() {
