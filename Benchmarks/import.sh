@@ -4,7 +4,8 @@
 # Builds rederive in release mode, copies the 13 real RoomPlan exports of Tests/RoomScanTests/Fixtures
 # to a corpus of a few thousand files under .build-bench/import-corpus/, then imports it into a fresh
 # database, side by side in interleaved rounds: libdeflate and zlib only (REDERIVE_LIBDEFLATE=0), on
-# every core and on one worker, and the floor: only compressing as many files on every core. Prints per
+# every core and on one worker, libdeflate at `--level 1`, and the floor: only compressing as many files
+# on every core. Prints per
 # variant the median records/s and cores used (CPU s / wall s), and the ratios between them.
 #
 # Environment: IMPORT_COPIES (250 copies of the 13 exports: 3,250 files), IMPORT_ROUNDS (3),
@@ -41,7 +42,7 @@ results="$BENCH_DIR/import-results.txt"
 : >"$results"
 cores=$(nproc)
 for round in $(seq 1 "$rounds"); do
-    for variant in libdeflate zlib libdeflate-1 zlib-1 floor-libdeflate floor-zlib; do
+    for variant in libdeflate zlib libdeflate-1 zlib-1 libdeflate-level1 floor-libdeflate floor-zlib; do
         if [[ $variant == floor-* ]]; then
             # The floor: only compressing as many files, from memory, on every core (Benchmarks/compress_floor.py).
             /usr/bin/time -f "%e %U %S" -o "$BENCH_DIR/import-time.txt" \
@@ -54,10 +55,13 @@ for round in $(seq 1 "$rounds"); do
         rm -f "$database" "$database-wal" "$database-shm"
         case $variant in zlib*) switch=0 ;; *) switch=1 ;; esac
         case $variant in *-1) parallel=1 ;; *) parallel=$cores ;; esac
+        case $variant in *-level1) level=1 ;; *) level=6 ;; esac
         # Elapsed, user and system seconds of the import alone; the database is created beforehand.
         "$rederive" status --db "$database" >/dev/null 2>&1 || true
+        # The previous variant's database is still being written back by the kernel; let it finish first.
+        sync
         REDERIVE_LIBDEFLATE=$switch /usr/bin/time -f "%e %U %S" -o "$BENCH_DIR/import-time.txt" \
-            "$rederive" import --db "$database" --parallel "$parallel" "$corpus" >/dev/null
+            "$rederive" import --db "$database" --parallel "$parallel" --level "$level" "$corpus" >/dev/null
         read -r wall user system <"$BENCH_DIR/import-time.txt"
         echo "$variant $wall $user $system" | tee -a "$results"
     done
@@ -83,6 +87,7 @@ for variant, samples in runs.items():
         name = f"floor: compress only, {library}, {cores} threads"
     else:
         name = f"import, {library}, " + ("1 worker" if variant.endswith("-1") else f"{cores} workers")
+        name += ", level 1" if variant.endswith("-level1") else ""
     print(f"{name:<40}{rate[variant]:>10,.0f}{wall:>9.2f}{used:>12.2f}{per_file:>13.2f}")
 print()
 print(f"libdeflate / zlib only, {cores} workers: {rate['libdeflate'] / rate['zlib']:.2f}x")
@@ -91,4 +96,5 @@ print(f"{cores} workers / 1 worker, libdeflate: {rate['libdeflate'] / rate['libd
 print(f"{cores} workers / 1 worker, zlib only:  {rate['zlib'] / rate['zlib-1']:.2f}x")
 print(f"import / floor, libdeflate: {rate['libdeflate'] / rate['floor-libdeflate']:.2f}x")
 print(f"import / floor, zlib only:  {rate['zlib'] / rate['floor-zlib']:.2f}x")
+print(f"level 1 / level 6, libdeflate, {cores} workers: {rate['libdeflate-level1'] / rate['libdeflate']:.2f}x")
 PY

@@ -18,10 +18,13 @@ package struct FileImporter: Sendable {
     package var window: Int { max(8, 4 * parallelism) }
     /// The compressor's library: libdeflate when it loaded, unless a test chose zlib.
     package var library: InflateLibrary = .preferred
+    /// The compression level, zlib's 0 to 9.
+    package var level: Int32 = 6
 
-    package init(files: [ImportFile], parallelism: Int, library: InflateLibrary = .preferred) {
+    package init(files: [ImportFile], parallelism: Int, level: Int32 = 6, library: InflateLibrary = .preferred) {
         self.files = files
         self.parallelism = parallelism
+        self.level = level
         self.library = library
     }
 
@@ -34,10 +37,11 @@ package struct FileImporter: Sendable {
     package func run(into store: any CommandStore, pipeline: Pipeline, console: Console) async throws -> Outcome {
         let files = files
         let library = library
+        let level = level
         let work = OrderedWork<ImportFile.Prepared>(
             count: files.count, workers: parallelism, window: window, name: "rederive-import"
         ) {
-            let compressor = PayloadCompressor(library: library)
+            let compressor = PayloadCompressor(level: level, library: library)
             return { index in files[index].prepare(with: compressor) }
         }
         defer { work.cancel() }

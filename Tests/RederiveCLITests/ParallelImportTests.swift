@@ -145,6 +145,36 @@ struct ParallelImportTests {
         }
     }
 
+    @Test func theChosenLevelCompressesThePayloadsAndAnotherLevelLaterChangesNothing() async throws {
+        try await CommandHarness.withHarness { harness in
+            let name = RealExports.names[0]
+            let json = try RealExports.bytes(name)
+            let key = (name as NSString).deletingPathExtension
+            let path = (RealExports.exportsDirectory as NSString).appendingPathComponent(name)
+            let fastest = PayloadCompressor(level: 1).zlib(json)
+            let smallest = PayloadCompressor(level: 9).zlib(json)
+            #expect(fastest.count > smallest.count)
+
+            let first = try await harness.rederive("import", "--level", "1", path)
+            #expect(first.status == 0, "\(first.errors)")
+            #expect(try await Self.payloads(in: harness.databasePath)[key] == fastest)
+
+            let again = try await harness.rederive("import", "--level", "9", path)
+            #expect(again.output.contains("0 new, 0 replaced, 1 unchanged"))
+            #expect(try await Self.payloads(in: harness.databasePath)[key] == fastest)
+
+            let stored = try await harness.rederive("import", "--level", "0", "--db", harness.directory.appendingPathComponent("plain.sqlite").path, path)
+            #expect(stored.status == 0, "\(stored.errors)")
+            let plain = try #require(try await Self.payloads(in: harness.directory.appendingPathComponent("plain.sqlite").path)[key])
+            #expect(plain.count > json.count)
+            #expect(try PayloadCodec().decode(plain) == json)
+
+            let refused = try await harness.rederive("import", "--level", "10", path)
+            #expect(refused.status == 64)
+            #expect(refused.errors.contains("--level must be from 0 to 9, not 10"))
+        }
+    }
+
     @Test(.enabled(if: LibDeflate.loaded != nil))
     func theTwoCompressorsWriteDifferentStreams() throws {
         let json = try RealExports.bytes(RealExports.names[0])
