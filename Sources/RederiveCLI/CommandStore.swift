@@ -11,20 +11,10 @@ package protocol CommandStore: RecordStore, StoreReporting, StoreAdministration,
     /// Inserts or replaces payloads by key in one transaction; identical payloads are left alone.
     func writePayloads(_ payloads: [(key: String, payload: [UInt8])], into pipeline: Pipeline) async throws -> ImportCounts
 
-    /// Writes the payloads `next` returns until it returns nil, in one transaction; `next` may block
-    /// until its next item is ready. When it throws, nothing of the import is stored.
+    /// Writes the payloads `next` returns until it returns nil, in one transaction, holding only a few
+    /// at a time; `next` may block until its next item is ready. When it throws, nothing of the import
+    /// is stored.
     func streamPayloads(into pipeline: Pipeline, from next: @escaping @Sendable () throws -> ImportItem?) async throws -> ImportCounts
-}
-
-extension CommandStore {
-    /// Takes every item first, then writes them in one transaction.
-    package func streamPayloads(into pipeline: Pipeline, from next: @escaping @Sendable () throws -> ImportItem?) async throws -> ImportCounts {
-        var payloads: [(key: String, payload: [UInt8])] = []
-        while let item = try next() {
-            payloads.append((item.key, item.payload))
-        }
-        return try await writePayloads(payloads, into: pipeline)
-    }
 }
 
 extension SQLiteStore: CommandStore {
@@ -41,8 +31,18 @@ extension SQLiteStore: CommandStore {
 #if PostgreSQL
 extension PostgresStore: CommandStore {
     package func writePayloads(_ payloads: [(key: String, payload: [UInt8])], into pipeline: Pipeline) async throws -> ImportCounts {
-        let outcome = try await importPayloads(payloads, into: pipeline)
-        return ImportCounts(inserted: outcome.inserted, replaced: outcome.replaced, unchanged: outcome.unchanged)
+        ImportCounts(try await importPayloads(payloads, into: pipeline))
+    }
+
+    /// Streams the items to the server a statement at a time, inside one transaction.
+    package func streamPayloads(into pipeline: Pipeline, from next: @escaping @Sendable () throws -> ImportItem?) async throws -> ImportCounts {
+        ImportCounts(try await importPayloads(into: pipeline, from: next))
+    }
+}
+
+extension ImportCounts {
+    init(_ outcome: PostgresStore.ImportOutcome) {
+        self.init(inserted: outcome.inserted, replaced: outcome.replaced, unchanged: outcome.unchanged)
     }
 }
 #endif

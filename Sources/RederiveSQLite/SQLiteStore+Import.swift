@@ -17,22 +17,6 @@ public struct ImportCounts: Sendable, Hashable {
     }
 }
 
-/// One payload to import under a key.
-public struct ImportItem: Sendable {
-    public var key: String
-    /// The bytes exactly as they are to be stored.
-    public var payload: [UInt8]
-    /// What `payload` decodes to, when the caller has it: a stored payload that decodes to the same
-    /// bytes counts as unchanged even when it was compressed differently (by another library or level).
-    public var content: [UInt8]?
-
-    public init(key: String, payload: [UInt8], content: [UInt8]? = nil) {
-        self.key = key
-        self.payload = payload
-        self.content = content
-    }
-}
-
 extension SQLiteStore {
     /// Writes payloads under their keys in one transaction: new keys are inserted, changed payloads
     /// replaced (their records become stale), identical payloads left alone.
@@ -79,7 +63,7 @@ extension SQLiteStore {
                 case nil:
                     try insert.execute(arguments: [item.key, data])
                     counts.inserted += 1
-                case let stored? where Self.holdsSameContent(stored, as: item, data: data):
+                case let stored? where Self.holds(item, stored, data: data):
                     counts.unchanged += 1
                 default:
                     try replace.execute(arguments: [data, item.key])
@@ -90,11 +74,9 @@ extension SQLiteStore {
         }
     }
 
-    /// Whether a stored payload is the item's: the same bytes, or bytes that decode to its content.
-    private static func holdsSameContent(_ stored: DatabaseValue, as item: ImportItem, data: Data) -> Bool {
-        if stored == data.databaseValue { return true }
-        guard let content = item.content, let bytes = Data.fromDatabaseValue(stored).map({ [UInt8]($0) }) else { return false }
-        // A payload decoding to more than the content differs; the cap stops inflating there.
-        return (try? PayloadCodec(maximumSize: content.count).decode(bytes)) == content
+    /// Whether `stored` already holds the item (``ImportItem/isHeld(by:)``), comparing equal bytes
+    /// without copying them out first.
+    private static func holds(_ item: ImportItem, _ stored: DatabaseValue, data: Data) -> Bool {
+        stored == data.databaseValue || Data.fromDatabaseValue(stored).map { item.isHeld(by: [UInt8]($0)) } == true
     }
 }

@@ -28,6 +28,9 @@ struct CommandLineTests {
             _ = try await harness.rederive("run", "--progress", "none")
             let same = try await harness.rederive("import", path)
             #expect(same.output.contains("0 new, 0 replaced, 1 unchanged"))
+            // The same JSON compressed otherwise is unchanged too.
+            let otherLevel = try await harness.rederive("import", "--level", "1", path)
+            #expect(otherLevel.output.contains("0 new, 0 replaced, 1 unchanged"))
             #expect(try await harness.rederive("run", "--progress", "none").output.contains("0 derived"))
 
             _ = try harness.file("room.json", text.replacingOccurrences(of: "\"walls\"", with: "\"ignored\":1,\"walls\""))

@@ -1,0 +1,25 @@
+import RederiveCodec
+
+/// One payload to import under a key.
+public struct ImportItem: Sendable {
+    public var key: String
+    /// The bytes exactly as they are to be stored.
+    public var payload: [UInt8]
+    /// What `payload` decodes to, when the caller has it: a stored payload that decodes to the same
+    /// bytes counts as unchanged even when it was compressed differently (by another library or level).
+    public var content: [UInt8]?
+
+    public init(key: String, payload: [UInt8], content: [UInt8]? = nil) {
+        self.key = key
+        self.payload = payload
+        self.content = content
+    }
+
+    /// Whether `stored` already holds this item: the same bytes, or bytes that decode to its content.
+    public func isHeld(by stored: [UInt8]) -> Bool {
+        if stored == payload { return true }
+        guard let content else { return false }
+        // A payload decoding to more than the content differs; the cap stops inflating there.
+        return (try? PayloadCodec(maximumSize: content.count).decode(stored)) == content
+    }
+}
