@@ -5,8 +5,8 @@
 # to a corpus of a few thousand files under .build-bench/import-corpus/, then imports it into a fresh
 # database, side by side in interleaved rounds: libdeflate and zlib only (REDERIVE_LIBDEFLATE=0), on
 # every core and on one worker, libdeflate at `--level 1`, and the floor: only compressing as many files
-# on every core. Prints per
-# variant the median records/s and cores used (CPU s / wall s), and the ratios between them.
+# on every core. Prints per variant the median records/s and cores used (CPU s / wall s), and the
+# ratios between them.
 #
 # Environment: IMPORT_COPIES (250 copies of the 13 exports: 3,250 files), IMPORT_ROUNDS (3),
 # BENCH_DIR (.build-bench).
