@@ -2,6 +2,7 @@ import RederiveCodec
 
 /// One payload to import under a key.
 public struct ImportItem: Sendable {
+    /// The record's key: the value of the pipeline's key column.
     public var key: String
     /// The bytes exactly as they are to be stored.
     public var payload: [UInt8]
@@ -9,6 +10,7 @@ public struct ImportItem: Sendable {
     /// bytes counts as unchanged even when it was compressed differently (by another library or level).
     public var content: [UInt8]?
 
+    /// An item to store `payload` under `key`; give `content` when the caller has the uncompressed bytes.
     public init(key: String, payload: [UInt8], content: [UInt8]? = nil) {
         self.key = key
         self.payload = payload
