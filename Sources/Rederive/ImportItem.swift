@@ -1,4 +1,5 @@
 import RederiveCodec
+import Synchronization
 
 /// One payload to import under a key.
 public struct ImportItem: Sendable {
@@ -23,5 +24,18 @@ public struct ImportItem: Sendable {
         guard let content else { return false }
         // A payload decoding to more than the content differs; the cap stops inflating there.
         return (try? PayloadCodec(maximumSize: content.count).decode(stored)) == content
+    }
+
+    /// A source that hands out `payloads` one by one, in order, then nil: what a store's streaming
+    /// import takes, for payloads already in memory.
+    public static func source(of payloads: [(key: String, payload: [UInt8])]) -> @Sendable () -> ImportItem? {
+        let items = payloads.map { ImportItem(key: $0.key, payload: $0.payload) }
+        let next = Mutex(0)
+        return {
+            next.withLock { index in
+                defer { index += 1 }
+                return index < items.count ? items[index] : nil
+            }
+        }
     }
 }

@@ -3,7 +3,6 @@ import Dispatch
 import PostgresNIO
 import Rederive
 import RederiveCodec
-import Synchronization
 
 /// Writing payloads under their keys, as `rederive import` and `generate` do.
 extension PostgresStore {
@@ -17,13 +16,7 @@ extension PostgresStore {
     /// Inserts or replaces payloads by key, in one transaction; a payload equal to the stored one is
     /// left alone, so its record stays up to date. The trigger renews the others' generations.
     public func importPayloads(_ payloads: [(key: String, payload: [UInt8])], into pipeline: Pipeline) async throws -> ImportOutcome {
-        let next = Mutex(0)
-        return try await importPayloads(into: pipeline) {
-            next.withLock { index in
-                defer { index += 1 }
-                return index < payloads.count ? ImportItem(key: payloads[index].key, payload: payloads[index].payload) : nil
-            }
-        }
+        try await importPayloads(into: pipeline, from: ImportItem.source(of: payloads))
     }
 
     /// Writes the items `next` returns, until it returns nil, in one transaction: new keys are

@@ -2,7 +2,6 @@ import Foundation
 import GRDB
 import Rederive
 import RederiveCodec
-import Synchronization
 
 /// How an import changed the table.
 public struct ImportCounts: Sendable, Hashable {
@@ -23,14 +22,7 @@ extension SQLiteStore {
     ///
     /// - Parameter payloads: Keys and payload bytes exactly as they are to be stored.
     public func importPayloads(_ payloads: [(key: String, payload: [UInt8])], into pipeline: Pipeline) async throws -> ImportCounts {
-        let items = payloads.map { ImportItem(key: $0.key, payload: $0.payload) }
-        let next = Mutex(0)
-        return try await importPayloads(into: pipeline) {
-            next.withLock { index in
-                defer { index += 1 }
-                return index < items.count ? items[index] : nil
-            }
-        }
+        try await importPayloads(into: pipeline, from: ImportItem.source(of: payloads))
     }
 
     /// Writes the items `next` returns, until it returns nil, in one transaction: new keys are
