@@ -112,7 +112,7 @@ struct PostgresCommandTests {
         let server = try PostgresServer.shared()
         try await TestStore.postgres.withHarness { harness in
             let url = try #require(harness.serverDatabase)
-            let database = String(url.split(separator: "/").last?.split(separator: "?").first ?? "")
+            let database = PostgresServer.databaseName(in: url)
             _ = try await harness.rederive("generate", "--count", String(count), "--seed", "9", "--corrupt", "0.03")
             // Paced, so that the kill lands while every process still has work.
             let arguments = ["run", "--db", url, "--parallel", "2", "--batch-size", "10", "--max-rate", "60",

@@ -83,7 +83,7 @@ struct PostgresDependentTests {
         defer { store.close() }
         try await store.prepare(pipeline)
         _ = try await store.importPayloads(plans, into: pipeline)
-        return (url, String(url.split(separator: "/").last?.split(separator: "?").first ?? ""))
+        return (url, PostgresServer.databaseName(in: url))
     }
 
     /// Runs the pipeline to the end in small claims and batches.

@@ -51,7 +51,7 @@ struct PostgresImportStreamTests {
 
     @Test func statementsOfAFewPayloadsAddUpToOneImportAndAFailureAfterSomeOfThemStoresNothing() async throws {
         let url = try PostgresServer.shared().makeDatabase()
-        let database = String(url.split(separator: "/").last!.split(separator: "?").first!)
+        let database = PostgresServer.databaseName(in: url)
         let store = try await PostgresStore(url: url)
         defer { store.close() }
         try await store.prepare(RoomScan.pipeline)

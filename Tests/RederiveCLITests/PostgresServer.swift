@@ -56,6 +56,11 @@ final class PostgresServer: Sendable {
         "postgres://\(user)@127.0.0.1:\(port)/\(database)?sslmode=disable"
     }
 
+    /// The database a URL of ``url(database:user:)`` names.
+    static func databaseName(in url: String) -> String {
+        String(url.split(separator: "/").last?.split(separator: "?").first ?? "")
+    }
+
     /// Runs `psql -c sql` on `database`, returning its unaligned output.
     @discardableResult
     func psql(_ database: String, _ sql: String) throws -> String {

@@ -95,8 +95,10 @@ extension CommandHarness {
         try await execute("UPDATE room_scans SET payload = \(literal) WHERE scan_id = '\(key.replacingOccurrences(of: "'", with: "''"))'")
     }
 
+    #if PostgreSQL
     /// The database name of ``serverDatabase``.
     var serverDatabaseName: String? {
-        serverDatabase.map { String($0.split(separator: "/").last?.split(separator: "?").first ?? "") }
+        serverDatabase.map(PostgresServer.databaseName(in:))
     }
+    #endif
 }
