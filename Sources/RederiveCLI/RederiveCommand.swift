@@ -132,7 +132,9 @@ public struct RederiveCommand: AsyncParsableCommand {
                 return ExitStatus.failure
             } catch {
                 let code = exitCode(for: error)
-                let message = fullMessage(for: error)
+                let message = HelpExample.appending(
+                    to: fullMessage(for: error), arguments: arguments, invocation: environment.invocation
+                )
                 if code == .success {
                     if !message.isEmpty { console.line(message) }
                 } else if !message.isEmpty {
