@@ -1,4 +1,4 @@
-// swift-tools-version: 6.2
+// swift-tools-version: 6.3
 import PackageDescription
 
 /// `swift build --traits PostgreSQL` adds the PostgreSQL store. It is a trait because PostgresNIO brings
