@@ -15,8 +15,8 @@ struct ExportCommand: AsyncParsableCommand {
             temporary name, synced and renamed into place, so no file is ever seen half-written. Files that \
             exist already are not replaced without --force: the command checks first and writes nothing when \
             any is there. A record whose key cannot be a file name (empty, holding "/", too long) or whose \
-            payload is missing or does not inflate is reported and skipped, and the command exits with status \
-            3 after exporting the others. --where takes a SQL condition on the pipeline's table, evaluated \
+            payload is missing or does not inflate is skipped and reported (the first 10; --verbose lists every \
+            one), and the command exits with status 3 after exporting the others. --where takes a SQL condition on the pipeline's table, evaluated \
             read-only.
 
             Examples:
@@ -39,6 +39,12 @@ struct ExportCommand: AsyncParsableCommand {
 
     @Flag(help: "Replace files that exist already.")
     var force = false
+
+    @Flag(help: "List every skipped record (the first \(Self.skippedListed) otherwise).")
+    var verbose = false
+
+    /// How many skipped records are listed without --verbose.
+    static let skippedListed = 10
 
     @Option(help: ArgumentHelp("Skip payloads that inflate to more than this many MiB.", valueName: "MiB"))
     var maxPayloadSize: Int = PayloadCodec.defaultMaximumSize >> 20
@@ -87,8 +93,15 @@ struct ExportCommand: AsyncParsableCommand {
         } catch {
             throw RederiveError(.file, "cannot create directory \(directory)", underlying: error)
         }
+        let verbose = verbose
         let task = Task {
-            try await exporter.run { reason in console.errorLine("rederive: skipped \(reason)") }
+            var listed = 0
+            return try await exporter.run { record, reason in
+                listed += 1
+                if verbose || listed <= Self.skippedListed {
+                    console.errorLine("rederive: skipped \(record): \(reason)")
+                }
+            }
         }
         let signals = SignalCancellation(
             cancelling: task, console: console, announcement: "stopping; the files written so far stay"
@@ -104,6 +117,10 @@ struct ExportCommand: AsyncParsableCommand {
             "exported \(exported) of \(pipeline.table) to \(directory)"
                 + (outcome.skipped > 0 ? ", \(Format.count(outcome.skipped)) skipped" : "")
         )
+        if !verbose, outcome.skipped > Self.skippedListed {
+            let unlisted = outcome.skipped - Self.skippedListed
+            console.errorLine("rederive: \(Format.count(unlisted)) more skipped \(unlisted == 1 ? "record is" : "records are") not listed (--verbose lists every one)")
+        }
         if outcome.skipped > 0 {
             throw ExitCode(ExitStatus.someFailed)
         }

@@ -11,7 +11,7 @@ enum ExportFile {
     /// holds `/` or NUL, is too long, or would be read back as another key.
     static func name(for key: String) -> Result<String, Unnamable> {
         let name = key + ".json"
-        if key.isEmpty { return .failure(Unnamable(reason: "the key is empty")) }
+        if key.isEmpty { return .failure(Unnamable(reason: "it is empty")) }
         if key.contains("/") { return .failure(Unnamable(reason: "it contains \"/\"")) }
         if key.contains("\0") { return .failure(Unnamable(reason: "it contains a NUL character")) }
         if name.utf8.count > maximumNameLength {

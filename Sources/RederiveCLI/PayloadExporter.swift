@@ -52,8 +52,9 @@ struct PayloadExporter {
         return (count, first)
     }
 
-    /// Writes every matching record's file; `skip` is told each record that is skipped and why.
-    func run(skip: (String) -> Void) async throws -> Outcome {
+    /// Writes every matching record's file; `skip` is told each record that is skipped (its key, or
+    /// `record ID` when it has none) and why.
+    func run(skip: (_ record: String, _ reason: String) -> Void) async throws -> Outcome {
         var outcome = Outcome()
         let codec = PayloadCodec(maximumSize: maximumPayloadSize)
         try await forEachPage(includingPayloads: true) { page in
@@ -64,7 +65,7 @@ struct PayloadExporter {
                 }
                 let label = record.key.map { "\"\($0)\"" } ?? "record \(record.recordID)"
                 guard let key = record.key else {
-                    skip("record \(record.recordID) has no key")
+                    skip(label, "it has no key")
                     outcome.skipped += 1
                     continue
                 }
@@ -73,12 +74,12 @@ struct PayloadExporter {
                 case .success(let found):
                     name = found
                 case .failure(let unnamable):
-                    skip("\(label) cannot be a file name: \(unnamable.reason)")
+                    skip(label, "its key cannot be a file name: \(unnamable.reason)")
                     outcome.skipped += 1
                     continue
                 }
                 guard let payload = record.payload else {
-                    skip("\(label) has no payload")
+                    skip(label, "it has no payload")
                     outcome.skipped += 1
                     continue
                 }
@@ -86,7 +87,7 @@ struct PayloadExporter {
                 do {
                     json = try codec.decode(payload)
                 } catch {
-                    skip("the payload of \(label) cannot be read: \(error)")
+                    skip(label, "its payload cannot be read: \(error)")
                     outcome.skipped += 1
                     continue
                 }

@@ -80,8 +80,8 @@ struct ExportCommandTests {
             let export = try await harness.rederive("export", folder)
             #expect(export.status == ExitStatus.someFailed)
             #expect(export.output == "exported 5 records of room_scans to \(folder), 2 skipped\n")
-            #expect(export.errors.contains(#"skipped "rooms/kitchen" cannot be a file name: it contains "/""#))
-            #expect(export.errors.contains(#"skipped "" cannot be a file name: the key is empty"#))
+            #expect(export.errors.contains(#"skipped "rooms/kitchen": its key cannot be a file name: it contains "/""#))
+            #expect(export.errors.contains(#"skipped "": its key cannot be a file name: it is empty"#))
 
             try await store.withHarness { other in
                 _ = try await other.rederive("import", folder)
