@@ -64,30 +64,13 @@ struct PayloadExporter {
                     return false
                 }
                 let label = record.key.map { "\"\($0)\"" } ?? "record \(record.recordID)"
-                guard let key = record.key else {
-                    skip(label, "it has no key")
-                    outcome.skipped += 1
-                    continue
-                }
                 let name: String
-                switch ExportFile.name(for: key) {
-                case .success(let found):
-                    name = found
-                case .failure(let unnamable):
-                    skip(label, "its key cannot be a file name: \(unnamable.reason)")
-                    outcome.skipped += 1
-                    continue
-                }
-                guard let payload = record.payload else {
-                    skip(label, "it has no payload")
-                    outcome.skipped += 1
-                    continue
-                }
                 let json: [UInt8]
-                do {
-                    json = try codec.decode(payload)
-                } catch {
-                    skip(label, "its payload cannot be read: \(error)")
+                switch Self.file(of: record, codec: codec) {
+                case .success(let file):
+                    (name, json) = file
+                case .failure(let skipped):
+                    skip(label, skipped.reason)
                     outcome.skipped += 1
                     continue
                 }
@@ -96,7 +79,7 @@ struct PayloadExporter {
                     try AtomicFile.sync(directory)
                     throw RederiveError(
                         .file,
-                        "\(path) exists already (another record with the same key, or a file written meanwhile); "
+                        "\(path) exists already (written meanwhile, or by a record whose key names the same file); "
                             + "stopped after \(outcome.exported) \(outcome.exported == 1 ? "file" : "files") (--force replaces files)"
                     )
                 }
@@ -106,6 +89,28 @@ struct PayloadExporter {
         }
         try AtomicFile.sync(directory)
         return outcome
+    }
+
+    /// A record's file name and contents, or why it has none: no key, a key no file name can hold, no
+    /// payload, or a payload that does not inflate.
+    private static func file(of record: StoredPayload, codec: PayloadCodec) -> Result<(name: String, json: [UInt8]), Skipped> {
+        guard let key = record.key else { return .failure(Skipped(reason: "it has no key")) }
+        let name: String
+        switch ExportFile.name(for: key) {
+        case .success(let found): name = found
+        case .failure(let unnamable): return .failure(Skipped(reason: "its key cannot be a file name: \(unnamable.reason)"))
+        }
+        guard let payload = record.payload else { return .failure(Skipped(reason: "it has no payload")) }
+        do {
+            return .success((name, try codec.decode(payload)))
+        } catch {
+            return .failure(Skipped(reason: "its payload cannot be read: \(error)"))
+        }
+    }
+
+    /// Why a record is not exported.
+    struct Skipped: Error {
+        let reason: String
     }
 
     /// The keys of the first `limit` matching records: reading them checks the condition.
