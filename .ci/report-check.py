@@ -9,9 +9,15 @@
     report-check.py netlog FILE              Chromium's network log holds no request of the page's
     report-check.py pdf FILE CHARTS          the page printed to PDF holds CHARTS charts, and no figure
                                              (chart and caption) is cut across pages
+    report-check.py print-copy FILE COPY     writes COPY: the page with its print styles applied on screen
+                                             and a script that measures, once loaded, every element that
+                                             scrolls sideways or reaches past the page's width
+    report-check.py print-fit FILE WIDTH     the DOM Chromium dumped of such a copy, laid out WIDTH CSS
+                                             pixels wide, shows no table or chart that scrolls or is cut
 
 Only the standard library: a CI machine has python3 and nothing else for it.
 """
+import html
 import json
 import re
 import struct
@@ -173,6 +179,75 @@ def check_pdf(path, charts):
     print(f"{path}: {len(pages)} pages, {charts} charts, {len(outermost)} figures each on one page")
 
 
+# Measures the page as printed: every element that scrolls sideways (printed, its scroll bar is a
+# bar and the content beyond it is lost) or ends beyond the page's right edge (cut off), written
+# into the DOM as JSON for --dump-dom.
+MEASURE_SCRIPT = """<script>
+addEventListener("load", () => {
+  const page = document.documentElement.clientWidth;
+  const describe = (element, heading) => element.tagName.toLowerCase()
+    + (typeof element.className === "string" && element.className.trim() ? "." + element.className.trim().split(/\\s+/).join(".") : "")
+    + (element.dataset.table ? `[data-table=${element.dataset.table}]` : "")
+    + (element.dataset.chart ? `[data-chart=${element.dataset.chart}]` : "")
+    + (heading ? ` under "${heading}"` : "");
+  const problems = [];
+  const reported = [];
+  let heading = "";
+  // In document order, so that the heading a table is under is the last one seen; only the outermost
+  // element that does not fit is told, not each of its cells.
+  for (const element of document.body.querySelectorAll("*")) {
+    if (/^H[1-3]$/.test(element.tagName)) heading = element.textContent.trim();
+    const style = getComputedStyle(element);
+    if (style.display === "none" || reported.some((outer) => outer.contains(element))) continue;
+    const right = element.getBoundingClientRect().right;
+    if (style.overflowX !== "visible" && element.scrollWidth > element.clientWidth + 1) {
+      problems.push(`${describe(element, heading)} scrolls sideways: ${element.scrollWidth} px of content in ${element.clientWidth} px`);
+      reported.push(element);
+    } else if (right > page + 1) {
+      problems.push(`${describe(element, heading)} ends at ${Math.round(right)} px, past the page's ${page} px`);
+      reported.push(element);
+    }
+  }
+  const result = document.createElement("pre");
+  result.id = "print-fit";
+  result.textContent = JSON.stringify({
+    width: page,
+    tables: document.querySelectorAll("table").length,
+    charts: document.querySelectorAll("svg.chart").length,
+    problems,
+  });
+  document.body.append(result);
+});
+</script>"""
+
+
+def print_copy(path, copy):
+    """The page with `@media print` rules applied on screen, plus the measuring script; without its
+    Content-Security-Policy, which rightly forbids scripts in the report itself."""
+    page = open(path, encoding="utf-8").read()
+    if "@media print" not in page:
+        fail(f"{path}: the page has no print styles")
+    page = re.sub(r"@media\s+print\b", "@media all", page)
+    page = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page)
+    page = page.replace("</body>", MEASURE_SCRIPT + "</body>") if "</body>" in page else page + MEASURE_SCRIPT
+    open(copy, "w", encoding="utf-8").write(page)
+
+
+def check_print_fit(path, expected_width):
+    dom = open(path, encoding="utf-8").read()
+    match = re.search(r'<pre id="print-fit">(.*?)</pre>', dom, re.S)
+    if not match:
+        fail(f"{path}: the measuring script left no result: did the page load?")
+    result = json.loads(html.unescape(match.group(1)))
+    width = result["width"]
+    if not expected_width - 20 <= width <= expected_width:
+        fail(f"{path}: measured {width} px wide, not at the printed width of {expected_width} px")
+    problems = result["problems"]
+    if problems:
+        fail(f"{path}: at the printed width of {width} px, {len(problems)} elements do not fit: " + "; ".join(problems))
+    print(f"{path}: {result['tables']} tables and {result['charts']} charts fit the printed width of {width} px")
+
+
 command, path, *rest = sys.argv[1:]
 if command == "dom":
     check_dom(path, rest)
@@ -184,5 +259,9 @@ elif command == "netlog":
     check_netlog(path)
 elif command == "pdf":
     check_pdf(path, int(rest[0]))
+elif command == "print-copy":
+    print_copy(path, rest[0])
+elif command == "print-fit":
+    check_print_fit(path, int(rest[0]))
 else:
     fail(f"unknown check {command}")

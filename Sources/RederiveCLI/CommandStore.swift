@@ -15,6 +15,13 @@ package protocol CommandStore: RecordStore, StoreReporting, StoreAdministration,
     /// at a time; `next` may block until its next item is ready. When it throws, nothing of the import
     /// is stored.
     func streamPayloads(into pipeline: Pipeline, from next: @escaping @Sendable () throws -> ImportItem?) async throws -> ImportCounts
+
+    /// Up to `limit` records with ids greater than `cursor`, in id order, that satisfy `condition` (a SQL
+    /// condition on the pipeline's table, evaluated read-only; nil for all): each record's key and, when
+    /// `includingPayloads`, its payload as stored. Pages through the records for export.
+    func storedPayloads(
+        of pipeline: Pipeline, matching condition: String?, after cursor: Int64?, limit: Int, includingPayloads: Bool
+    ) async throws -> [StoredPayload]
 }
 
 extension SQLiteStore: CommandStore {

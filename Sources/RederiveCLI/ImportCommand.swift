@@ -88,7 +88,7 @@ struct ImportCommand: AsyncParsableCommand {
     static func importFiles(_ paths: [String]) throws -> [ImportFile] {
         var seen: [String: String] = [:]
         return try paths.map { file in
-            let key = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+            let key = ImportFile.key(forFileAt: file)
             if let other = seen[key] {
                 throw RederiveError(.invalidArgument, "\(file) and \(other) would both be imported as \"\(key)\"")
             }

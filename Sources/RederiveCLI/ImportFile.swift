@@ -13,6 +13,11 @@ package struct ImportFile: Sendable {
         self.key = key
     }
 
+    /// The key a file at `path` is imported under: its name without its extension (`.json`).
+    package static func key(forFileAt path: String) -> String {
+        URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+    }
+
     /// What a worker made of the file.
     package enum Prepared: Sendable {
         /// Valid JSON, compressed for storage.

@@ -44,6 +44,7 @@ public struct RederiveCommand: AsyncParsableCommand {
     public static let subcommands: [any ParsableCommand.Type] = [
         DemoCommand.self,
         ImportCommand.self,
+        ExportCommand.self,
         RunCommand.self,
         StatusCommand.self,
         FailuresCommand.self,

@@ -1,5 +1,6 @@
 /// The reports' style sheet: a quiet dashboard look, light or dark as the reader's system prefers,
-/// laid out for a laptop screen, and printable to PDF without a chart or table row cut in two.
+/// laid out for a laptop screen, and printable to PDF without a chart or table row cut in two, and
+/// with every table and chart within the page's width (paper cannot scroll).
 enum ReportStyle {
     static let css = """
         :root { color-scheme: light dark;
@@ -47,9 +48,16 @@ enum ReportStyle {
         footer { margin-top: 32px; color: var(--muted); font-size: 12px; }
         @media print {
           body { max-width: none; padding: 0; font-size: 12px; }
-          .grid { grid-template-columns: 1fr 1fr; }
+          .grid { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); }
           figure, section.column, tr, .facts div { break-inside: avoid; page-break-inside: avoid; }
           h2, h3 { break-after: avoid; page-break-after: avoid; }
+          /* Paper cannot scroll: tables wrap between words, in smaller type, to fit the page's width. */
+          .table { overflow: visible; }
+          table { font-size: 11px; }
+          th, td { padding: 4px 5px; }
+          td.nowrap { white-space: normal; }
+          thead { display: table-header-group; }
+          svg.chart { max-width: 100%; }
         }
         """
 }

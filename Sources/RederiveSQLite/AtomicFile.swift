@@ -2,26 +2,52 @@ import Foundation
 import Rederive
 
 /// Putting a finished file in place so that readers see either the old file or the whole new one.
-enum AtomicFile {
+package enum AtomicFile {
     /// A fresh path in the same directory as `path`, so that a rename onto `path` stays on one file system.
-    static func temporaryPath(beside path: String) -> String {
+    package static func temporaryPath(beside path: String) -> String {
         let url = URL(fileURLWithPath: path)
         return url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).partial").path
     }
 
     /// Syncs `temporary`, renames it onto `destination` and syncs the directory, so that after a crash
-    /// `destination` is either what it was or the complete new file.
-    static func install(_ temporary: String, at destination: String) throws(RederiveError) {
+    /// `destination` is either what it was or the complete new file. Callers that put many files into
+    /// one directory leave `syncingDirectory` false and sync the directory once when done.
+    package static func install(_ temporary: String, at destination: String, syncingDirectory: Bool = true) throws(RederiveError) {
         try sync(temporary)
         guard rename(temporary, destination) == 0 else {
             throw RederiveError(.file, "cannot move \(temporary) to \(destination): \(String(cString: strerror(errno)))")
         }
-        try sync(URL(fileURLWithPath: destination).deletingLastPathComponent().path)
+        if syncingDirectory {
+            try sync(URL(fileURLWithPath: destination).deletingLastPathComponent().path)
+        }
+    }
+
+    /// ``install(_:at:syncingDirectory:)`` unless something is at `destination` already: returns false
+    /// then, and leaves both files as they were. The check and the move are one step (a hard link)
+    /// where the file system has hard links, so a file another program wrote meanwhile is not replaced.
+    package static func installNew(_ temporary: String, at destination: String, syncingDirectory: Bool = true) throws(RederiveError) -> Bool {
+        try sync(temporary)
+        if link(temporary, destination) == 0 {
+            unlink(temporary)
+        } else if errno == EEXIST {
+            return false
+        } else if access(destination, F_OK) == 0 {
+            return false
+        } else {
+            // No hard links here (FAT, some network file systems): look, then rename.
+            guard rename(temporary, destination) == 0 else {
+                throw RederiveError(.file, "cannot move \(temporary) to \(destination): \(String(cString: strerror(errno)))")
+            }
+        }
+        if syncingDirectory {
+            try sync(URL(fileURLWithPath: destination).deletingLastPathComponent().path)
+        }
+        return true
     }
 
     /// Flushes a file or directory to stable storage.
-    static func sync(_ path: String) throws(RederiveError) {
+    package static func sync(_ path: String) throws(RederiveError) {
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else {
             throw RederiveError(.file, "cannot open \(path) to sync it: \(String(cString: strerror(errno)))")

@@ -1,0 +1,64 @@
+import Foundation
+import Rederive
+import RederiveSQLite
+
+/// A record's payload as a JSON file that `import` reads back under the same key: `KEY.json`.
+enum ExportFile {
+    /// The longest file name most file systems allow, in bytes.
+    static let maximumNameLength = 255
+
+    /// The file name `import` reads back as `key`, or why no file name can hold it: the key is empty,
+    /// holds `/` or NUL, is too long, or would be read back as another key.
+    static func name(for key: String) -> Result<String, Unnamable> {
+        let name = key + ".json"
+        if key.isEmpty { return .failure(Unnamable(reason: "it is empty")) }
+        if key.contains("/") { return .failure(Unnamable(reason: "it contains \"/\"")) }
+        if key.contains("\0") { return .failure(Unnamable(reason: "it contains a NUL character")) }
+        if name.utf8.count > maximumNameLength {
+            return .failure(Unnamable(reason: "it is longer than a file name can be (\(maximumNameLength - 5) bytes)"))
+        }
+        let readBack = ImportFile.key(forFileAt: name)
+        guard readBack == key else {
+            return .failure(Unnamable(reason: "import would read \(name) back as \"\(readBack)\""))
+        }
+        return .success(name)
+    }
+
+    /// Why a key cannot be a file name.
+    struct Unnamable: Error {
+        let reason: String
+    }
+
+    /// Writes `bytes` to `path` whole or not at all: into a temporary file beside it, synced, then
+    /// moved into place. Without `replacing`, a file already at `path` is left alone and false returned.
+    /// The directory is synced by the caller, once all its files are written.
+    static func save(_ bytes: [UInt8], to path: String, replacing: Bool) throws(RederiveError) -> Bool {
+        let temporary = AtomicFile.temporaryPath(beside: path)
+        defer { unlink(temporary) }
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        guard descriptor >= 0 else {
+            throw RederiveError(.file, "cannot create \(temporary): \(String(cString: strerror(errno)))")
+        }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { buffer in
+                write(descriptor, buffer.baseAddress! + written, buffer.count - written)
+            }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                let reason = String(cString: strerror(errno))
+                close(descriptor)
+                throw RederiveError(.file, "cannot write \(temporary): \(reason)")
+            }
+            written += count
+        }
+        guard close(descriptor) == 0 else {
+            throw RederiveError(.file, "cannot write \(temporary): \(String(cString: strerror(errno)))")
+        }
+        if replacing {
+            try AtomicFile.install(temporary, at: path, syncingDirectory: false)
+            return true
+        }
+        return try AtomicFile.installNew(temporary, at: path, syncingDirectory: false)
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import GRDB
+import Rederive
+
+/// Reading keys and payloads as stored, a page at a time, for export: reads only, never a write.
+extension SQLiteStore {
+    /// Up to `limit` records of `pipeline` with ids greater than `cursor`, in id order: their key and,
+    /// when `includingPayloads`, their payload as stored.
+    ///
+    /// - Parameter condition: A SQL condition on the pipeline's table, such as `key LIKE 'kitchen-%'`,
+    ///   that records must satisfy; nil for every record. It runs on a read-only connection and must be
+    ///   one expression that only reads.
+    /// - Throws: ``RederiveError/Code/invalidArgument`` naming the condition when it is not one that
+    ///   SQLite can evaluate on the table, or when it would write.
+    public func storedPayloads(
+        of pipeline: Pipeline, matching condition: String?, after cursor: Int64?, limit: Int, includingPayloads: Bool
+    ) async throws -> [StoredPayload] {
+        let tables = PipelineTables(pipeline)
+        // The condition is evaluated inside a subquery of its own, so that it names the table's
+        // columns as they are, unqualified or qualified by the table's name.
+        let filtered = condition.map { "(SELECT * FROM \(tables.table) WHERE (\($0)))" } ?? tables.table
+        let sql = """
+            SELECT t.\(tables.id), \(tables.keyExpression), \(includingPayloads ? "t.\(tables.payload)" : "NULL")
+            FROM \(filtered) t WHERE t.\(tables.id) > ? ORDER BY t.\(tables.id) LIMIT ?
+            """
+        let table = pipeline.table
+        return try await read { db in
+            do {
+                let statement = try db.makeStatement(sql: sql)
+                guard statement.isReadonly else {
+                    throw RederiveError(.invalidArgument, "the condition \"\(condition ?? "")\" would change \(table); it may only read")
+                }
+                return try Row.fetchAll(statement, arguments: [cursor ?? Int64.min, limit]).map { row in
+                    StoredPayload(recordID: row[0], key: Self.keyText(row[1]), payload: Self.payloadBytes(row[2]))
+                }
+            } catch let error as DatabaseError where condition != nil && error.resultCode != .SQLITE_BUSY {
+                throw RederiveError(
+                    .invalidArgument,
+                    "cannot select records of \(table) where \"\(condition ?? "")\": \(error.message ?? "\(error.resultCode)")"
+                )
+            }
+        }
+    }
+
+    /// A key as text: numbers as they are written; nil for NULL and for bytes that are not UTF-8.
+    private static func keyText(_ value: DatabaseValue) -> String? {
+        switch value.storage {
+        case .null: nil
+        case .string(let text): text
+        case .int64, .double: value.description
+        case .blob(let data): String(bytes: data, encoding: .utf8)
+        }
+    }
+
+    /// A payload's bytes, BLOB or TEXT; nil when NULL; a number as its text.
+    private static func payloadBytes(_ value: DatabaseValue) -> [UInt8]? {
+        switch value.storage {
+        case .null: nil
+        case .blob(let data): [UInt8](data)
+        case .string(let text): Array(text.utf8)
+        case .int64, .double: Array(value.description.utf8)
+        }
+    }
+}
