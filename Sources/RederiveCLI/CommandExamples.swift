@@ -20,6 +20,13 @@ extension ImportCommand: ExampleCommand {
     ]
 }
 
+extension ExportCommand: ExampleCommand {
+    static let examples = [
+        HelpExample(purpose: "Write every payload out as KEY.json files that import reads back:", arguments: "export --db rooms.sqlite exports"),
+        HelpExample(purpose: "Only the first 100 kitchens:", arguments: "export --db rooms.sqlite kitchens --where \"scan_id LIKE 'kitchen-%'\" --limit 100"),
+    ]
+}
+
 extension RunCommand: ExampleCommand {
     static let examples = [
         HelpExample(purpose: "Derive every stale record with 8 workers:", arguments: "run --db rooms.sqlite --parallel 8"),

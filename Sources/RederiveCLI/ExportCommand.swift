@@ -18,10 +18,6 @@ struct ExportCommand: AsyncParsableCommand {
             payload is missing or does not inflate is skipped and reported (the first 10; --verbose lists every \
             one), and the command exits with status 3 after exporting the others. --where takes a SQL condition on the pipeline's table, evaluated \
             read-only.
-
-            Examples:
-              rederive export exports
-              rederive export kitchens --where "scan_id LIKE 'kitchen-%'" --limit 100
             """
     )
 

@@ -15,8 +15,28 @@ struct HelpExampleTests {
         guard let section = help.range(of: "\nEXAMPLES:\n") else { return [] }
         return help[section.upperBound...].split(separator: "\n").compactMap { line in
             guard let dollar = line.range(of: "$ ") else { return nil }
-            return line[dollar.upperBound...].split(separator: " ").dropFirst().map(String.init)
+            return Array(shellWords(line[dollar.upperBound...]).dropFirst())
         }
+    }
+
+    /// The words of a command line as a shell splits them, for the double quotes the examples use.
+    static func shellWords(_ line: Substring) -> [String] {
+        var words: [String] = []
+        var word: String?
+        var quoted = false
+        for character in line {
+            if character == "\"" {
+                quoted.toggle()
+                word = word ?? ""
+            } else if character == " ", !quoted {
+                if let finished = word { words.append(finished) }
+                word = nil
+            } else {
+                word = (word ?? "") + String(character)
+            }
+        }
+        if let word { words.append(word) }
+        return words
     }
 
     @Test(arguments: visibleCommands + ["--help"])
