@@ -159,7 +159,8 @@ public struct Runner: Sendable {
             // A pipeline with nothing pending is not scanned at all: a run with nothing stale costs
             // only the counts of starting it.
             for (plan, pending) in zip(plans, started.pending) where pending > 0 && !shared.isExhausted {
-                try await derivePipeline(plan, lease: lease, shared: shared, state: &state)
+                let records = configuration.limit.map { min($0, pending) } ?? pending
+                try await derivePipeline(plan, records: records, lease: lease, shared: shared, state: &state)
                 if state.interrupted { break }
             }
             status = state.interrupted ? .interrupted : .completed
@@ -202,10 +203,11 @@ public struct Runner: Sendable {
     }
 
     /// Derives one pipeline's pending records: `parallelism` workers claim, read and derive; the writer
-    /// commits what they send.
-    private func derivePipeline(_ plan: RunPlan, lease: HeldLease, shared: SharedWork, state: inout RunState) async throws {
-        let batchSize = configuration.maximumRate.map { max(1, min(configuration.batchSize, Int($0))) } ?? configuration.batchSize
-        let workers = configuration.parallelism
+    /// commits what they send. No more workers (and threads) start than the `records` pending when the
+    /// run started: a worker beyond them would find nothing to derive.
+    private func derivePipeline(_ plan: RunPlan, records: Int, lease: HeldLease, shared: SharedWork, state: inout RunState) async throws {
+        let batchSize = configuration.maximumRate.map { max(1, Int(min(Double(configuration.batchSize), $0))) } ?? configuration.batchSize
+        let workers = max(1, min(configuration.parallelism, records))
         let channel = ResultChannel(capacity: 2 * batchSize)
         let claimSize = max(1, min(batchSize, configuration.claimSize ?? store.preferredClaimSize))
         // Every worker holds one claimed batch of payloads at most: together they stay within the byte limit.
