@@ -75,24 +75,3 @@ final class DerivationThread: Sendable {
         }
     }
 }
-
-/// The continuation of one piece of work, resumed once: by the work or by giving up on it.
-private final class Waiter<T: Sendable>: Sendable {
-    let continuation = Mutex<CheckedContinuation<T?, Never>?>(nil)
-    private let cancelled = Atomic<Bool>(false)
-
-    /// Whether the task waiting for the work was cancelled.
-    var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
-
-    func resume(returning value: T?) {
-        continuation.withLock { $0.take() }?.resume(returning: value)
-    }
-
-    func abandon(after grace: Duration) {
-        cancelled.store(true, ordering: .relaxed)
-        let nanoseconds = Int(min(grace.secondsValue * 1e9, Double(Int.max / 2)))
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
-            self.resume(returning: nil)
-        }
-    }
-}

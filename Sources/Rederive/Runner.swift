@@ -306,12 +306,17 @@ public struct Runner: Sendable {
                 return false
             }
             shared.started(record.recordID, worker: index)
-            let grace = configuration.recordTimeout ?? .seconds(10)
+            // Once cancelled, a record in flight gets this long to be committed, however long the
+            // timeout: the run must end soon after it is asked to.
+            let grace = min(configuration.recordTimeout ?? Self.cancellationGrace, Self.cancellationGrace)
             let derived: RecordResult?
             if let deriver {
-                derived = await deriver.derive(
-                    record, pipeline: plan.pipeline, maximumPayloadSize: configuration.maximumPayloadSize, worker: index
-                )
+                // A deriver's worker that hangs must not hold up a cancelled run beyond the grace either.
+                let pipeline = plan.pipeline
+                let maximumPayloadSize = configuration.maximumPayloadSize
+                derived = await Waiter.result(within: grace) {
+                    await deriver.derive(record, pipeline: pipeline, maximumPayloadSize: maximumPayloadSize, worker: index)
+                }
             } else {
                 // The thread goes on to the next claimed records itself, rather than come back to this
                 // task for each one: a hand-off per record costs two thread switches, as much as
@@ -452,6 +457,9 @@ public struct Runner: Sendable {
             }
         }
     }
+
+    /// The longest a cancelled run waits for a record in flight before it leaves it uncommitted.
+    static let cancellationGrace: Duration = .seconds(10)
 
     /// Sleeps as long as the maximum rate requires; false when cancelled meanwhile.
     private func pace(_ shared: SharedWork) async throws -> Bool {
