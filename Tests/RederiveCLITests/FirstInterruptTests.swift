@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import RederiveCLI
 import Testing
 
 /// The first SIGINT ends a run within a bounded time whatever its flags: a record that hangs is left
@@ -84,8 +85,17 @@ struct FirstInterruptTests {
             let run = try RederiveProcess.start(
                 ["run", "--db", database, "--parallel", "\(most)", "--progress", "none"] + flags, in: directory, program: Self.program
             )
-            let (ended, outcome) = try await end(run, within: .seconds(120))
+            // The threads it holds while it runs: one per worker at most, and the runtime's own.
+            var threads = 0
+            let deadline = ContinuousClock.now + .seconds(120)
+            while !run.hasEnded, ContinuousClock.now < deadline {
+                let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(run.child.pid)/task").count) ?? 0
+                threads = max(threads, tasks)
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            let (ended, outcome) = try await end(run, within: .seconds(1))
             #expect(ended, "--parallel \(most) \(flags) on 200 records still running after 120 s")
+            #expect(threads < most + 64, "--parallel \(most) \(flags) held \(threads) threads")
             #expect(!outcome.signaled && outcome.status == 0, "status \(outcome.status): \(outcome.errors.suffix(300))")
             #expect(outcome.output.contains("200 derived"), "\(outcome.output)")
         }
