@@ -9,12 +9,23 @@ import Synchronization
 /// how fast that pool adds threads when others block on locks or I/O: a run's workers always have their
 /// threads. A thread stuck in a processor that never returns stays stuck; the worker gives up on it only
 /// when the run is cancelled (see ``run(grace:_:)``).
+///
+/// The thread starts with its first piece of work: a pool larger than the work it is given starts
+/// only the threads the work needs.
 final class DerivationThread: Sendable {
+    private let name: String
     private let job = Mutex<(@Sendable () -> Void)?>(nil)
+    private let started = Atomic<Bool>(false)
     private let stopping = Atomic<Bool>(false)
     private let wake = DispatchSemaphore(value: 0)
 
     init(name: String) {
+        self.name = name
+    }
+
+    /// Starts the thread unless it is running.
+    private func start() {
+        guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let thread = Thread { [self] in loop() }
         thread.name = name
         thread.start()
@@ -52,6 +63,7 @@ final class DerivationThread: Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
                 waiter.continuation.withLock { $0 = continuation }
                 job.withLock { $0 = { waiter.resume(returning: work { waiter.isCancelled }) } }
+                start()
                 wake.signal()
                 // Cancelled before the continuation was stored: the handler found nothing to resume.
                 if Task.isCancelled {
@@ -60,27 +72,6 @@ final class DerivationThread: Sendable {
             }
         } onCancel: {
             waiter.abandon(after: grace)
-        }
-    }
-}
-
-/// The continuation of one piece of work, resumed once: by the work or by giving up on it.
-private final class Waiter<T: Sendable>: Sendable {
-    let continuation = Mutex<CheckedContinuation<T?, Never>?>(nil)
-    private let cancelled = Atomic<Bool>(false)
-
-    /// Whether the task waiting for the work was cancelled.
-    var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
-
-    func resume(returning value: T?) {
-        continuation.withLock { $0.take() }?.resume(returning: value)
-    }
-
-    func abandon(after grace: Duration) {
-        cancelled.store(true, ordering: .relaxed)
-        let nanoseconds = Int(min(grace.secondsValue * 1e9, Double(Int.max / 2)))
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
-            self.resume(returning: nil)
         }
     }
 }

@@ -12,7 +12,8 @@ public protocol RecordStore: Sendable {
     /// defaults), change tracking. Cheap when nothing is missing.
     func prepare(_ pipeline: Pipeline) async throws
 
-    /// Records a new run and returns its id.
+    /// Records a new run and returns its id. A run still recorded as running whose process is gone (it
+    /// was killed and never finished) is recorded as interrupted first, with what it committed.
     func startRun(processors: [ProcessorVersion]) async throws -> Int64
 
     /// Records how a run ended.

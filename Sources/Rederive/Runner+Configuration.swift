@@ -4,7 +4,8 @@ import RederiveCodec
 extension Runner {
     /// How a run divides and paces its work.
     public struct Configuration: Sendable {
-        /// Workers that inflate, decode and derive at once. Defaults to the number of cores.
+        /// Workers that inflate, decode and derive at once. Defaults to the number of cores. A run
+        /// starts no more workers, each with a thread of its own, than it has records to derive.
         public var parallelism: Int
         /// Records committed in one transaction. Memory holds about three batches of payloads.
         public var batchSize: Int
@@ -31,7 +32,8 @@ extension Runner {
         /// stays live and little is lost to an interruption.
         public var commitInterval: Duration = .milliseconds(100)
         /// How long the store's lease lasts without renewal; the run renews it at a third of that.
-        /// A process killed while holding it blocks others (or, on a shared store, its claims) this long.
+        /// A process killed while holding it blocks others (or, on a shared store, its claims) this long;
+        /// on SQLite, a process gone from this host is taken over at once.
         public var leaseDuration: Duration = .seconds(15)
         /// How often a run that waits for another process's lease asks again.
         public var leasePollInterval: Duration = .seconds(1)

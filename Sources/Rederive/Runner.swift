@@ -159,7 +159,8 @@ public struct Runner: Sendable {
             // A pipeline with nothing pending is not scanned at all: a run with nothing stale costs
             // only the counts of starting it.
             for (plan, pending) in zip(plans, started.pending) where pending > 0 && !shared.isExhausted {
-                try await derivePipeline(plan, lease: lease, shared: shared, state: &state)
+                let records = configuration.limit.map { min($0, pending) } ?? pending
+                try await derivePipeline(plan, records: records, lease: lease, shared: shared, state: &state)
                 if state.interrupted { break }
             }
             status = state.interrupted ? .interrupted : .completed
@@ -202,10 +203,11 @@ public struct Runner: Sendable {
     }
 
     /// Derives one pipeline's pending records: `parallelism` workers claim, read and derive; the writer
-    /// commits what they send.
-    private func derivePipeline(_ plan: RunPlan, lease: HeldLease, shared: SharedWork, state: inout RunState) async throws {
-        let batchSize = configuration.maximumRate.map { max(1, min(configuration.batchSize, Int($0))) } ?? configuration.batchSize
-        let workers = configuration.parallelism
+    /// commits what they send. No more workers (and threads) start than the `records` pending when the
+    /// run started: a worker beyond them would find nothing to derive.
+    private func derivePipeline(_ plan: RunPlan, records: Int, lease: HeldLease, shared: SharedWork, state: inout RunState) async throws {
+        let batchSize = configuration.maximumRate.map { max(1, Int(min(Double(configuration.batchSize), $0))) } ?? configuration.batchSize
+        let workers = max(1, min(configuration.parallelism, records))
         let channel = ResultChannel(capacity: 2 * batchSize)
         let claimSize = max(1, min(batchSize, configuration.claimSize ?? store.preferredClaimSize))
         // Every worker holds one claimed batch of payloads at most: together they stay within the byte limit.
@@ -304,12 +306,17 @@ public struct Runner: Sendable {
                 return false
             }
             shared.started(record.recordID, worker: index)
-            let grace = configuration.recordTimeout ?? .seconds(10)
+            // Once cancelled, a record in flight gets this long to be committed, however long the
+            // timeout: the run must end soon after it is asked to.
+            let grace = min(configuration.recordTimeout ?? Self.cancellationGrace, Self.cancellationGrace)
             let derived: RecordResult?
             if let deriver {
-                derived = await deriver.derive(
-                    record, pipeline: plan.pipeline, maximumPayloadSize: configuration.maximumPayloadSize, worker: index
-                )
+                // A deriver's worker that hangs must not hold up a cancelled run beyond the grace either.
+                let pipeline = plan.pipeline
+                let maximumPayloadSize = configuration.maximumPayloadSize
+                derived = await Waiter.result(within: grace) {
+                    await deriver.derive(record, pipeline: pipeline, maximumPayloadSize: maximumPayloadSize, worker: index)
+                }
             } else {
                 // The thread goes on to the next claimed records itself, rather than come back to this
                 // task for each one: a hand-off per record costs two thread switches, as much as
@@ -450,6 +457,9 @@ public struct Runner: Sendable {
             }
         }
     }
+
+    /// The longest a cancelled run waits for a record in flight before it leaves it uncommitted.
+    static let cancellationGrace: Duration = .seconds(10)
 
     /// Sleeps as long as the maximum rate requires; false when cancelled meanwhile.
     private func pace(_ shared: SharedWork) async throws -> Bool {

@@ -18,13 +18,13 @@ struct DatabaseOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Act on this pipeline only (all registered pipelines by default).", valueName: "name"))
     var pipeline: String?
 
-    @Option(help: ArgumentHelp("Seconds to wait for another connection's write lock before failing.", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds to wait for another connection's write lock before failing.", valueName: "seconds"))
     var busyTimeout: Double = SQLiteStore.defaultBusyTimeout
 
     var environment: CommandEnvironment { CommandEnvironment.current }
 
     func validate() throws {
-        if !(busyTimeout >= 0 && busyTimeout.isFinite) { throw ValidationError("--busy-timeout must be a number of seconds") }
+        try ValueBounds.busyTimeout.check(busyTimeout, "--busy-timeout")
     }
 
     var databasePath: String {

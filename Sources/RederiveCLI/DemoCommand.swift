@@ -14,11 +14,11 @@ struct DemoCommand: AsyncParsableCommand {
     ))
     var path: String = "rederive-demo.sqlite"
 
-    @Option(help: "How many synthetic records to generate.")
+    @Option(parsing: .unconditional, help: "How many synthetic records to generate.")
     var count: Int = 1_000
 
     func validate() throws {
-        if count < 1 { throw ValidationError("--count must be at least 1") }
+        try ValueBounds.records.check(count, "--count")
     }
 
     func run() async throws {

@@ -30,11 +30,15 @@ struct FailuresCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Only this processor's failures (repeatable).", valueName: "name"))
     var processor: [String] = []
 
-    @Option(help: ArgumentHelp("Only failures recorded by this run.", valueName: "id"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Only failures recorded by this run.", valueName: "id"))
     var run: Int64?
 
-    @Option(help: "Show at most this many entries (all by default).")
+    @Option(parsing: .unconditional, help: "Show at most this many entries (all by default).")
     var limit: Int?
+
+    func validate() throws {
+        try ValueBounds.records.check(limit, "--limit")
+    }
 
     /// The grouping asked for, or the format's own.
     var grouping: FailureGrouping {

@@ -17,17 +17,17 @@ struct GenerateCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(help: "How many records to write.")
+    @Option(parsing: .unconditional, help: "How many records to write.")
     var count: Int
 
-    @Option(help: "Seed of the corpus.")
+    @Option(parsing: .unconditional, help: "Seed of the corpus.")
     var seed: UInt64 = 1
 
-    @Option(help: ArgumentHelp("Share of records to break, from 0 to 1.", valueName: "fraction"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Share of records to break, from 0 to 1.", valueName: "fraction"))
     var corrupt: Double = 0
 
     func validate() throws {
-        if count < 1 { throw ValidationError("--count must be at least 1") }
+        try ValueBounds.records.check(count, "--count")
         if !(0...1).contains(corrupt) { throw ValidationError("--corrupt must be between 0 and 1") }
     }
 

@@ -15,8 +15,12 @@ struct HistoryCommand: AsyncParsableCommand {
     @Option(help: "table or json.")
     var format: OutputFormat = .table
 
-    @Option(help: "Show at most this many runs.")
+    @Option(parsing: .unconditional, help: "Show at most this many runs.")
     var limit: Int = 20
+
+    func validate() throws {
+        try ValueBounds.records.check(limit, "--limit")
+    }
 
     func run() async throws {
         let console = database.environment.console

@@ -21,10 +21,10 @@ struct ImportCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(help: ArgumentHelp("Workers that read, check and compress files (default: one per core).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Workers that read, check and compress files (default: one per core).", valueName: "n"))
     var parallel: Int = ProcessInfo.processInfo.activeProcessorCount
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "zlib compression level: 1 compresses fastest, 9 smallest, 0 stores the JSON uncompressed.",
         discussion: "Exports that are mostly base64 shrink about as much at 1 as at 6, at less CPU per file.",
         valueName: "0-9"
@@ -35,7 +35,7 @@ struct ImportCommand: AsyncParsableCommand {
     var paths: [String]
 
     func validate() throws {
-        if parallel < 1 { throw ValidationError("--parallel must be at least 1") }
+        try ValueBounds.workers.check(parallel, "--parallel")
         if !(0...9).contains(level) { throw ValidationError("--level must be from 0 to 9, not \(level)") }
     }
 

@@ -46,6 +46,9 @@ final class IsolatedDeriver: RecordDeriver {
     /// Derives one record on the slot's worker, starting or replacing the worker as needed.
     private func derive(_ record: PendingRecord, pipeline: Pipeline, maximumPayloadSize: Int, slot: Int) -> RecordResult {
         slots[slot].worker.withLock { worker in
+            if worker == nil {
+                slots[slot].processID.store(0, ordering: .releasing)
+            }
             if let current = worker, current.pipeline != pipeline.name || current.maximumPayloadSize != maximumPayloadSize {
                 current.finish()
                 worker = nil
@@ -56,6 +59,7 @@ final class IsolatedDeriver: RecordDeriver {
             } catch {
                 return Self.failed(record, .crash, "cannot start a worker process: \(error)")
             }
+            slots[slot].processID.store(running.processID, ordering: .releasing)
             switch running.derive(record, timeout: timeout) {
             case .derived(let result):
                 worker = running
@@ -82,12 +86,19 @@ final class IsolatedDeriver: RecordDeriver {
         )
     }
 
-    /// Ends every worker at the end of the run.
+    /// Ends every worker at the end of the run. A worker still deriving (a record abandoned when the
+    /// run was interrupted, in a processor that hangs) is killed: it ignores SIGINT, and would
+    /// otherwise outlive the run.
     func shutdown() {
         for slot in slots {
-            slot.worker.withLock { worker in
+            let finished: Void? = slot.worker.withLockIfAvailable { worker in
                 worker?.finish()
                 worker = nil
+            }
+            // Zero while a worker is being started: kill(0, …) would signal this whole process group.
+            let processID = slot.processID.load(ordering: .acquiring)
+            if finished == nil, processID > 0 {
+                _ = kill(processID, SIGKILL)
             }
         }
     }
@@ -96,4 +107,6 @@ final class IsolatedDeriver: RecordDeriver {
 /// One worker's place in the pool; its lock is held while the worker derives.
 private final class Slot: Sendable {
     let worker = Mutex<WorkerProcess?>(nil)
+    /// The process id of the slot's latest worker, to kill it while it derives.
+    let processID = Atomic<Int32>(0)
 }

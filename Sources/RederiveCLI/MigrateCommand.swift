@@ -29,13 +29,13 @@ struct MigrateCommand: AsyncParsableCommand {
     @Flag(help: "Take a verified backup into <db>.backups/ first.")
     var backup = false
 
-    @Option(help: ArgumentHelp("With --backup, how many backups to keep.", valueName: "K"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --backup, how many backups to keep.", valueName: "K"))
     var keepBackups: Int = 3
 
     func validate() throws {
         if list, dryRun || to != nil || backup { throw ValidationError("--list takes no other option") }
         if dryRun, backup { throw ValidationError("--dry-run writes nothing; it takes no --backup") }
-        if keepBackups < 1 { throw ValidationError("--keep-backups must be at least 1") }
+        try ValueBounds.backups.check(keepBackups, "--keep-backups")
     }
 
     func run() async throws {

@@ -22,14 +22,14 @@ struct ReportCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The HTML file to write.", valueName: "path.html"))
     var output: String
 
-    @Option(help: ArgumentHelp("Records per pipeline sampled for the value distributions.", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Records per pipeline sampled for the value distributions.", valueName: "N"))
     var sample = 2_000
 
     @Flag(help: "Show records by id instead of key.")
     var redactKeys = false
 
     func validate() throws {
-        if sample < 1 { throw ValidationError("--sample must be at least 1") }
+        try ValueBounds.records.check(sample, "--sample")
     }
 
     func run() async throws {

@@ -19,16 +19,16 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(help: "Workers that inflate, decode and derive at once (default: the number of cores).")
+    @Option(parsing: .unconditional, help: "Workers that inflate, decode and derive at once (default: the number of cores).")
     var parallel: Int = ProcessInfo.processInfo.activeProcessorCount
 
-    @Option(help: "Records committed per transaction.")
+    @Option(parsing: .unconditional, help: "Records committed per transaction.")
     var batchSize: Int = 500
 
     @Option(help: ArgumentHelp("Bring only this processor up to date (repeatable).", valueName: "name"))
     var processor: [String] = []
 
-    @Option(help: "Derive at most this many records.")
+    @Option(parsing: .unconditional, help: "Derive at most this many records.")
     var limit: Int?
 
     @Flag(help: "Also retry records whose last attempt at this version and payload failed.")
@@ -37,23 +37,23 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Progress display: auto, bar, plain, json or none.")
     var progress: ProgressStyle = .auto
 
-    @Option(help: ArgumentHelp("Derive at most this many records per second.", valueName: "records"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Derive at most this many records per second.", valueName: "records"))
     var maxRate: Double?
 
-    @Option(help: ArgumentHelp("Fail payloads that inflate to more than this many MiB.", valueName: "MiB"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Fail payloads that inflate to more than this many MiB.", valueName: "MiB"))
     var maxPayloadSize: Int = PayloadCodec.defaultMaximumSize >> 20
 
     @Flag(help: "Derive in worker processes: a processor that crashes fails only the record it was deriving.")
     var isolate = false
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "Flag records that take longer than this to derive.",
         discussion: "With --isolate the worker process is stopped and the record fails with kind `timeout`; without it, progress and the summary name the records, since a thread cannot be stopped.",
         valueName: "seconds"
     ))
     var timeout: Double?
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "How long this worker's lease lasts without a heartbeat.",
         discussion: "On PostgreSQL, the records of a worker that is killed or cut off are taken over by the others this long after its last heartbeat.",
         valueName: "seconds"
@@ -73,13 +73,13 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
-        if parallel < 1 { throw ValidationError("--parallel must be at least 1") }
-        if batchSize < 1 { throw ValidationError("--batch-size must be at least 1") }
-        if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
-        if let maxRate, !(maxRate > 0) { throw ValidationError("--max-rate must be positive") }
-        if maxPayloadSize < 1 { throw ValidationError("--max-payload-size must be at least 1 MiB") }
-        if let timeout, !(timeout > 0 && timeout.isFinite) { throw ValidationError("--timeout must be a positive number of seconds") }
-        if !(leaseDuration >= 1 && leaseDuration.isFinite) { throw ValidationError("--lease-duration must be at least 1 second") }
+        try ValueBounds.workers.check(parallel, "--parallel")
+        try ValueBounds.batchSize.check(batchSize, "--batch-size")
+        try ValueBounds.records.check(limit, "--limit")
+        try ValueBounds.recordsPerSecond.check(maxRate, "--max-rate")
+        try ValueBounds.payloadMiB.check(maxPayloadSize, "--max-payload-size")
+        try ValueBounds.recordTimeout.check(timeout, "--timeout")
+        try ValueBounds.leaseDuration.check(leaseDuration, "--lease-duration")
         try report.validate(dryRun: safety.dryRun)
         if workersOnly, safety.dryRun { throw ValidationError("--dry-run derives alone; it takes no --workers-only") }
     }

@@ -8,20 +8,20 @@ struct RunSafetyOptions: ParsableArguments {
     @Flag(help: "Take a verified backup into <db>.backups/ before running.")
     var backup = false
 
-    @Option(help: ArgumentHelp("With --backup, how many backups to keep.", valueName: "K"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --backup, how many backups to keep.", valueName: "K"))
     var keepBackups: Int = 3
 
     @Flag(help: "Derive stale records and show what would change, writing nothing.")
     var dryRun = false
 
-    @Option(help: ArgumentHelp("With --dry-run, derive only the first N stale records.", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --dry-run, derive only the first N stale records.", valueName: "N"))
     var sample: Int?
 
     func validate() throws {
-        if let sample, sample < 1 { throw ValidationError("--sample must be at least 1") }
+        try ValueBounds.records.check(sample, "--sample")
         if sample != nil, !dryRun { throw ValidationError("--sample needs --dry-run") }
         if dryRun, backup { throw ValidationError("--dry-run writes nothing; it takes no --backup") }
-        if keepBackups < 1 { throw ValidationError("--keep-backups must be at least 1") }
+        try ValueBounds.backups.check(keepBackups, "--keep-backups")
     }
 
     /// Takes the backup `--backup` asks for, before the database is opened for writing.

@@ -22,24 +22,24 @@ struct VerifyCommand: AsyncParsableCommand {
     @Flag(help: "Verify every record (the default).")
     var all = false
 
-    @Option(help: ArgumentHelp("Verify this many records chosen at random.", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Verify this many records chosen at random.", valueName: "N"))
     var sample: Int?
 
     @Option(help: "table or json.")
     var format: OutputFormat = .table
 
-    @Option(help: "Workers that inflate, decode and derive at once (default: the number of cores).")
+    @Option(parsing: .unconditional, help: "Workers that inflate, decode and derive at once (default: the number of cores).")
     var parallel: Int = ProcessInfo.processInfo.activeProcessorCount
 
-    @Option(help: ArgumentHelp("Fail payloads that inflate to more than this many MiB.", valueName: "MiB"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Fail payloads that inflate to more than this many MiB.", valueName: "MiB"))
     var maxPayloadSize: Int = PayloadCodec.defaultMaximumSize >> 20
 
     func validate() throws {
         if all, sample != nil { throw ValidationError("choose either --all or --sample") }
-        if let sample, sample < 1 { throw ValidationError("--sample must be at least 1") }
+        try ValueBounds.records.check(sample, "--sample")
         if format == .csv { throw ValidationError("verify is written as table or json") }
-        if parallel < 1 { throw ValidationError("--parallel must be at least 1") }
-        if maxPayloadSize < 1 { throw ValidationError("--max-payload-size must be at least 1 MiB") }
+        try ValueBounds.workers.check(parallel, "--parallel")
+        try ValueBounds.payloadMiB.check(maxPayloadSize, "--max-payload-size")
     }
 
     func run() async throws {

@@ -16,8 +16,12 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "The pipeline whose processors derive the records.")
     var pipeline: String
 
-    @Option(help: "Fail payloads that inflate to more than this many bytes.")
+    @Option(parsing: .unconditional, help: "Fail payloads that inflate to more than this many bytes.")
     var maxPayloadBytes: Int = PayloadCodec.defaultMaximumSize
+
+    func validate() throws {
+        try ValueBounds.payloadBytes.check(maxPayloadBytes, "--max-payload-bytes")
+    }
 
     func run() async throws {
         // Ctrl-C reaches the whole process group: the parent stops the run, and its workers end

@@ -65,6 +65,9 @@ final class WorkerProcess {
         }
     }
 
+    /// The worker's process id.
+    var processID: Int32 { child.pid }
+
     /// What became of a record sent to the worker.
     enum Answer {
         case derived(RecordResult)

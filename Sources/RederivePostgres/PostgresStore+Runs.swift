@@ -35,6 +35,7 @@ extension PostgresStore {
         return try await transaction("record a run in") { connection in
             // One worker at a time decides whether to join or start.
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext('rederive runs'))", logger: logger)
+            try await Self.interruptOrphanedRuns(connection, logger)
             var join = SQLStatement()
             join.sql = """
                 SELECT r.id, r.pending::text,
@@ -84,6 +85,21 @@ extension PostgresStore {
             guard try await connection.count(others, logger: logger) == 0 else { return }
             try await endRun(runID, status: status, connection)
         }
+    }
+
+    /// Records as `interrupted` every run still `running` whose workers are all gone: no lease that
+    /// has not expired is attached to it. Its workers were killed or cut off past their leases' expiry
+    /// and never came to ``finishRun(_:status:counts:lease:)``; its counts are already right, since
+    /// every commit added its own. Called under the runs' advisory lock, where a run is started and
+    /// its first lease attached in one transaction.
+    static func interruptOrphanedRuns(_ connection: PostgresConnection, _ logger: Logger) async throws {
+        var interrupt = SQLStatement()
+        interrupt.sql = """
+            UPDATE rederive_runs r SET status = \(interrupt.bind(RunStatus.interrupted.rawValue)), ended_at = now()
+            WHERE r.status = \(interrupt.bind(RunStatus.running.rawValue))
+            AND NOT EXISTS (SELECT 1 FROM rederive_leases l WHERE l.run_id = r.id AND l.expires_at > clock_timestamp())
+            """
+        try await connection.run(interrupt, logger: logger)
     }
 
     /// Records a new run and returns its id; only the newest runs keep what they replaced.

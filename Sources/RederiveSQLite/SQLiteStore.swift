@@ -110,6 +110,8 @@ public final class SQLiteStore: RecordStore {
         let now = Timestamp.text(Date())
         let keep = replacedValuesRunLimit
         return try await write { db in
+            // The caller holds the lease: a run still recorded as running lost its process.
+            try OrphanedRuns.interrupt(db)
             try db.execute(
                 sql: "INSERT INTO rederive_runs (started_at, status, processors) VALUES (?, ?, ?)",
                 arguments: [now, RunStatus.running.rawValue, processorsJSON]

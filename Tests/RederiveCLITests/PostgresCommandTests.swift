@@ -150,6 +150,41 @@ struct PostgresCommandTests {
         }
     }
 
+    @Test func aRunWhoseEveryWorkerWasKilledIsRecordedAsInterruptedByTheNextRun() async throws {
+        let server = try PostgresServer.shared()
+        try await TestStore.postgres.withHarness { harness in
+            let url = try #require(harness.serverDatabase)
+            let database = PostgresServer.databaseName(in: url)
+            _ = try await harness.rederive("generate", "--count", "300", "--seed", "5", "--corrupt", "0.05")
+            let worker = try RederiveProcess.start(
+                ["run", "--db", url, "--parallel", "2", "--batch-size", "10", "--max-rate", "60", "--lease-duration", "1", "--progress", "none"],
+                in: harness.directory
+            )
+            var committed = 0
+            while committed == 0 && !worker.hasEnded {
+                try await Task.sleep(for: .milliseconds(100))
+                committed = Int(try server.psql(database, PostgresRunCounts.committed(byProcess: worker.child.pid))
+                    .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            }
+            #expect(!worker.hasEnded, "the worker ended before it could be killed")
+            _ = Glibc.kill(worker.child.pid, SIGKILL)
+            let killed = try await worker.wait()
+            #expect(killed.signaled && killed.status == SIGKILL)
+            let before = try server.psql(database, "SELECT status || '|' || (derived + unchanged + failed) FROM \(PostgresRunCounts.runs)")
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            // Its lease expires a second after its last heartbeat; then no worker derives its run.
+            try await Task.sleep(for: .seconds(2))
+            let next = try await harness.rederive("run", "--progress", "none")
+            #expect(next.status == 3, "\(next.errors)")
+            let runs = try server.psql(database, "SELECT status || '|' || (derived + unchanged + failed) FROM \(PostgresRunCounts.runs) ORDER BY id")
+                .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            let handled = try #require(Int(before.split(separator: "|").last ?? ""), "\(before)")
+            #expect(before.hasPrefix("running|") && handled > 0, "\(before)")
+            #expect(runs.first == "interrupted|\(handled)", "\(runs)")
+            #expect(runs.last == "completed|\(300 - handled)", "\(runs)")
+        }
+    }
+
     @Test func aCommitAfterTheLeaseWasTakenOverIsSkipped() async throws {
         let fixture = try await PostgresClaimFixture(records: 5)
         let (store, pipeline, plan) = (fixture.store, fixture.pipeline, fixture.plan)

@@ -61,10 +61,37 @@ struct InterruptionTests {
             try await prepare(test.pipeline, at: path)
             try insertRecords(samples(50), into: path)
             _ = try await run(test.pipeline, at: path, Runner.Configuration(parallelism: 2, batchSize: 10, limit: 20))
-            try appExecute(path, "UPDATE rederive_runs SET status = 'running', ended_at = NULL")
+            try appExecute(path, "UPDATE rederive_runs SET status = 'running', ended_at = NULL, derived = 0")
             let summary = try await run(test.pipeline, at: path)
             #expect(summary.pending == 30)
             #expect(test.log.all.values.allSatisfy { $0 == 1 })
+            // The next run found the abandoned one and recorded it as interrupted, with what it committed.
+            let abandoned = try #require(try await SQLiteStore(path: path).runs(limit: nil).last)
+            #expect(abandoned.status == .interrupted)
+            #expect(abandoned.counts == RunCounts(derived: 20))
+            #expect(abandoned.endedAt != nil)
+        }
+    }
+
+    @Test func anAbandonedRunIsCountedFromWhatItCommitted() async throws {
+        try await withTemporaryDatabase { path in
+            var test = TestPipeline()
+            try await prepare(test.pipeline, at: path)
+            try insertRecords(samples(30) + [("bad", sampleJSON("explode", [1]))], into: path)
+            _ = try await run(test.pipeline, at: path)
+            // A new version of `total` derives the same values: its records are unchanged, but for the
+            // one whose value is replaced below and the one that fails again.
+            test.totalVersion = 2
+            try appExecute(path, "UPDATE items_derived SET total = -1 WHERE id = (SELECT id FROM items WHERE key = 'k4')")
+            let second = try await run(test.pipeline, at: path, Runner.Configuration(parallelism: 2, batchSize: 10, retryFailed: true))
+            #expect(second.counts == RunCounts(derived: 1, unchanged: 29, failed: 1))
+            // The state a process killed after its last commit leaves.
+            try appExecute(path, "UPDATE rederive_runs SET status = 'running', ended_at = NULL, derived = 0, unchanged = 0, failed = 0 WHERE id = 2")
+            _ = try await run(test.pipeline, at: path)
+            let runs = try await SQLiteStore(path: path).runs(limit: nil)
+            let abandoned = try #require(runs.first { $0.id == 2 })
+            #expect(abandoned.status == .interrupted)
+            #expect(abandoned.counts == second.counts)
         }
     }
 }

@@ -1,0 +1,33 @@
+import Foundation
+import Rederive
+import Synchronization
+import Testing
+
+/// The threads a run starts are bounded by the records it has to derive, not by the parallelism
+/// asked for: a run told to use 300 workers on 4 records starts a handful of threads.
+@Suite("Worker threads", .serialized)
+struct WorkerThreadCountTests {
+    /// The threads this process has now.
+    static func threadCount() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
+    }
+
+    @Test func aRunStartsNoMoreThreadsThanItHasRecords() async throws {
+        try await withTemporaryDatabase { path in
+            let most = Mutex(0)
+            var test = TestPipeline()
+            test.onTotal = { _ in
+                let count = Self.threadCount()
+                most.withLock { $0 = max($0, count) }
+            }
+            try await prepare(test.pipeline, at: path)
+            try insertRecords(samples(4), into: path)
+            let before = Self.threadCount()
+            let summary = try await run(test.pipeline, at: path, Runner.Configuration(parallelism: 300, batchSize: 7))
+            #expect(summary.counts == RunCounts(derived: 4))
+            let started = most.withLock { $0 } - before
+            // Four derivation threads, and room for the runtime's own; far from 300.
+            #expect(started < 40, "the run had \(started) more threads than before it started")
+        }
+    }
+}
