@@ -21,7 +21,7 @@ struct ImportCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Workers that read, check and compress files (default: one per core).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Workers that read, check and compress files, up to 8 per core.", valueName: "n"))
     var parallel: Int = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(parsing: .unconditional, help: ArgumentHelp(

@@ -19,7 +19,7 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(parsing: .unconditional, help: "Workers that inflate, decode and derive at once (default: the number of cores).")
+    @Option(parsing: .unconditional, help: "Workers that inflate, decode and derive at once, up to 8 per core.")
     var parallel: Int = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(parsing: .unconditional, help: "Records committed per transaction.")

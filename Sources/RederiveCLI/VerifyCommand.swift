@@ -28,7 +28,7 @@ struct VerifyCommand: AsyncParsableCommand {
     @Option(help: "table or json.")
     var format: OutputFormat = .table
 
-    @Option(parsing: .unconditional, help: "Workers that inflate, decode and derive at once (default: the number of cores).")
+    @Option(parsing: .unconditional, help: "Workers that inflate, decode and derive at once, up to 8 per core.")
     var parallel: Int = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Fail payloads that inflate to more than this many MiB.", valueName: "MiB"))
