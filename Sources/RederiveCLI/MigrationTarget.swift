@@ -16,13 +16,23 @@ enum MigrationTarget {
     case postgres(PostgresStore, name: String)
     #endif
 
-    static func open(_ database: DatabaseOptions) async throws -> MigrationTarget {
+    /// Opens an existing database: read-only when `reading` (to list migrations), and otherwise with
+    /// rederive's bookkeeping prepared, all at once, but no pipeline: migrations may create or rename
+    /// what pipelines read.
+    static func open(_ database: DatabaseOptions, reading: Bool) async throws -> MigrationTarget {
         guard database.isPostgres else {
-            return .sqlite(try SQLiteStore(path: database.databasePath, busyTimeout: database.busyTimeout))
+            let path = database.databasePath
+            return .sqlite(
+                reading
+                    ? try SQLiteStore.openForReading(path: path, busyTimeout: database.busyTimeout)
+                    : try SQLiteStore.openForWriting(path: path, pipelines: [], busyTimeout: database.busyTimeout)
+            )
         }
         #if PostgreSQL
-        // Opened without preparing any pipeline, as on SQLite.
-        let store = try await PostgresStore(location: PostgresLocation(url: database.databasePath, environment: database.environment.variables))
+        let store = try await PostgresStore(
+            location: PostgresLocation(url: database.databasePath, environment: database.environment.variables),
+            creatingBookkeeping: !reading
+        )
         return .postgres(store, name: database.databaseName)
         #else
         throw database.postgresUnavailable
