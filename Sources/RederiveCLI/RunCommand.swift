@@ -111,6 +111,12 @@ struct RunCommand: AsyncParsableCommand {
         if workersOnly {
             try database.requirePostgres(for: "run --workers-only", reason: "a SQLite database is derived by one process at a time")
         }
+        if !create, !database.isPostgres, !FileManager.default.fileExists(atPath: database.databasePath) {
+            throw RederiveError(
+                .file,
+                "no database at \(database.databasePath) (create one with rederive import or rederive generate, or run with --create)"
+            )
+        }
         let store = try await database.openPreparing(creating: create)
         if workersOnly, try await store.liveWorkers().isEmpty {
             console.line("no workers are deriving \(database.databaseName): nothing to join")

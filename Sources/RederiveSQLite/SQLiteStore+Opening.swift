@@ -57,6 +57,7 @@ extension SQLiteStore {
         } else {
             try requireFile(at: path)
         }
+        try requireWritable(path)
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
         configuration.label = "rederive"
@@ -107,6 +108,21 @@ extension SQLiteStore {
             throw RederiveError(.file, "no database at \(path) (create one with rederive import or rederive generate)")
         }
         try requireNoDirectory(at: path)
+    }
+
+    /// Throws, in one line, when this user may not write the file at `path` (when there is one) or its
+    /// directory, where SQLite keeps the `-wal` and `-shm` beside it.
+    static func requireWritable(_ path: String) throws {
+        let files = FileManager.default
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let unwritable = files.fileExists(atPath: path) && !files.isWritableFile(atPath: path) ? path
+            : !files.isWritableFile(atPath: directory) ? "its directory \(directory)" : nil
+        if let unwritable {
+            throw RederiveError(
+                .file,
+                "cannot write \(path): \(unwritable == path ? "the file" : unwritable) is read-only for this user; commands that only read it (status, failures, history, verify, report, run --dry-run, backup) still work"
+            )
+        }
     }
 
     /// Throws, in one line, when `path` names a directory.

@@ -49,7 +49,7 @@ struct MigrateCommandTests {
     @Test(arguments: TestStore.available)
     func aFailingMigrationIsOneLineNamingIt(store: TestStore) async throws {
         try await store.withHarness { harness in
-            _ = try await harness.rederive("run", "--progress", "none")
+            _ = try await harness.rederive("run", "--create", "--progress", "none")
             let outcome = try await migrate(harness, [], migrations: [.renameColumn("rename-missing", table: "room_scans", from: "nope", to: "x")])
             #expect(outcome.status == 1)
             #expect(outcome.errors.contains("schema migration \"rename-missing\" failed and was rolled back"))
