@@ -31,7 +31,8 @@ struct ForeignDatabaseTests {
         try await CommandHarness.withHarness { harness in
             let path = try customers(in: harness)
             let before = try Data(contentsOf: URL(fileURLWithPath: path))
-            let outcome = try await harness.rederive(arguments + ["--db", path])
+            let output = harness.directory.appendingPathComponent("report.html").path
+            let outcome = try await harness.rederive(arguments.map { $0 == "report.html" ? output : $0 } + ["--db", path])
             #expect(outcome.status == 1)
             #expect(
                 outcome.errors
