@@ -134,7 +134,7 @@ struct DatabaseOptions: ParsableArguments {
                 requiringPrepared: requiringPrepared, busyTimeout: busyTimeout
             )
         }
-        let store = try await openServerStore(preparing: true)
+        let store = try await openServerStore(preparing: !requiringPrepared)
         for pipeline in pipelines {
             try await store.prepare(pipeline)
         }

@@ -182,7 +182,7 @@ enum PostgresSchema {
     }
 
     /// Throws, in one line, unless rederive's bookkeeping is installed at this version: for commands
-    /// that only read, and so create nothing.
+    /// that only read, or that change what rederive keeps, and so create nothing.
     static func requireBookkeeping(_ store: PostgresStore) async throws {
         let current = try await store.withConnection("open") { connection in
             try await Self.installedVersion(connection, store.logger)
@@ -196,7 +196,7 @@ enum PostgresSchema {
         if current < version {
             throw RederiveError(
                 .schemaMismatch,
-                "\(store.location) was prepared by an older rederive; reading changes nothing, so upgrade it first with rederive run or rederive migrate"
+                "\(store.location) was prepared by an older rederive; upgrade it first with rederive run or rederive migrate"
             )
         }
         if current > version {

@@ -17,6 +17,10 @@ import Synchronization
 /// Opening applies rederive's bookkeeping migrations. ``prepare(_:)`` then creates what a pipeline
 /// needs: its table when missing, output columns missing from an existing database (added with their
 /// declared defaults), and the triggers that notice every payload change.
+///
+/// A program that must not change the database opens it with ``openForReading(path:busyTimeout:)``;
+/// ``openForWriting(path:pipelines:creating:requiringPrepared:busyTimeout:replacedValuesRunLimit:)``
+/// prepares the bookkeeping and the pipelines all at once, or leaves the file as it was.
 public final class SQLiteStore: RecordStore {
     /// How long a statement waits for another connection's write lock before failing.
     public static let defaultBusyTimeout: TimeInterval = 10
