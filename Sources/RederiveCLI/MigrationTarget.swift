@@ -16,16 +16,17 @@ enum MigrationTarget {
     case postgres(PostgresStore, name: String)
     #endif
 
-    /// Opens an existing database: read-only when `reading` (to list migrations), and otherwise with
-    /// rederive's bookkeeping prepared, all at once, but no pipeline: migrations may create or rename
-    /// what pipelines read.
-    static func open(_ database: DatabaseOptions, reading: Bool) async throws -> MigrationTarget {
+    /// Opens an existing database: read-only when `reading` (to list migrations), as it is for a dry
+    /// run, which rolls back what it applies, and otherwise with rederive's bookkeeping prepared, all
+    /// at once, but no pipeline: migrations may create or rename what pipelines read.
+    static func open(_ database: DatabaseOptions, reading: Bool, dryRun: Bool) async throws -> MigrationTarget {
         guard database.isPostgres else {
             let path = database.databasePath
+            let timeout = database.busyTimeout
             return .sqlite(
-                reading
-                    ? try SQLiteStore.openForReading(path: path, busyTimeout: database.busyTimeout)
-                    : try SQLiteStore.openForWriting(path: path, pipelines: [], busyTimeout: database.busyTimeout)
+                reading ? try SQLiteStore.openForReading(path: path, busyTimeout: timeout, allowingUnprepared: true)
+                    : dryRun ? try SQLiteStore.openForPreview(path: path, busyTimeout: timeout)
+                    : try SQLiteStore.openForWriting(path: path, pipelines: [], busyTimeout: timeout)
             )
         }
         #if PostgreSQL

@@ -10,8 +10,11 @@ extension SQLiteStore {
     /// store's writes fail.
     ///
     /// Throws, in one line, when nothing is at `path`, when it is not a SQLite database, when rederive
-    /// never prepared it, and when an older rederive did (a command that writes upgrades it).
-    public static func openForReading(path: String, busyTimeout: TimeInterval = defaultBusyTimeout) throws -> SQLiteStore {
+    /// never prepared it (unless `allowingUnprepared`, for listing an app's schema migrations, all
+    /// pending then), and when an older rederive did (a command that writes upgrades it).
+    public static func openForReading(
+        path: String, busyTimeout: TimeInterval = defaultBusyTimeout, allowingUnprepared: Bool = false
+    ) throws -> SQLiteStore {
         try requireFile(at: path)
         let (pool, snapshot) = try ReadOnlyDatabase.open(path, busyTimeout: busyTimeout)
         let state: BookkeepingSchema.State
@@ -24,6 +27,8 @@ extension SQLiteStore {
             throw ReadOnlyDatabase.openingError(path, error)
         }
         switch state {
+        case .absent where allowingUnprepared:
+            return SQLiteStore(unmigrated: pool, path: path, snapshot: snapshot)
         case .absent: throw notPrepared(path)
         case .outdated:
             throw RederiveError(
@@ -31,7 +36,7 @@ extension SQLiteStore {
                 "\(path) was prepared by an older rederive; reading changes nothing, so upgrade it first with rederive run or rederive migrate"
             )
         case .current:
-            return SQLiteStore(readOnly: pool, path: path, snapshot: snapshot)
+            return SQLiteStore(unmigrated: pool, path: path, snapshot: snapshot)
         }
     }
 
@@ -99,6 +104,21 @@ extension SQLiteStore {
             throw RederiveError(.database, "cannot prepare database \(path)", underlying: error)
         }
         return try SQLiteStore(path: path, busyTimeout: busyTimeout, replacedValuesRunLimit: replacedValuesRunLimit)
+    }
+
+    /// Opens an existing database as it is, migrating and preparing nothing, on one connection in the
+    /// file's own journal mode: for a preview that writes only inside a transaction it rolls back, such
+    /// as ``migrate(_:to:dryRun:)`` with `dryRun`.
+    public static func openForPreview(path: String, busyTimeout: TimeInterval = defaultBusyTimeout) throws -> SQLiteStore {
+        try requireFile(at: path)
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(busyTimeout)
+        configuration.label = "rederive"
+        do {
+            return SQLiteStore(unmigrated: try DatabaseQueue(path: path, configuration: configuration), path: path, snapshot: nil)
+        } catch {
+            throw ReadOnlyDatabase.openingError(path, error)
+        }
     }
 
     /// Throws, in one line, unless a file, not a directory, is at `path`.

@@ -18,7 +18,7 @@ import Synchronization
 /// needs: its table when missing, output columns missing from an existing database (added with their
 /// declared defaults), and the triggers that notice every payload change.
 ///
-/// A program that must not change the database opens it with ``openForReading(path:busyTimeout:)``;
+/// A program that must not change the database opens it with ``openForReading(path:busyTimeout:allowingUnprepared:)``;
 /// ``openForWriting(path:pipelines:creating:requiringPrepared:busyTimeout:replacedValuesRunLimit:)``
 /// prepares the bookkeeping and the pipelines all at once, or leaves the file as it was.
 public final class SQLiteStore: RecordStore {
@@ -74,9 +74,10 @@ public final class SQLiteStore: RecordStore {
         }
     }
 
-    /// A store on connections opened read-only, as ``openForReading(path:busyTimeout:)`` makes them:
-    /// nothing is migrated. `snapshot`, when the file is read without locks, is checked after every read.
-    init(readOnly database: any DatabaseWriter, path: String, snapshot: ReadOnlyDatabase.FileSnapshot?) {
+    /// A store on connections that apply no migration: read-only ones, as
+    /// ``openForReading(path:busyTimeout:allowingUnprepared:)`` makes them, or one for a preview.
+    /// `snapshot`, when the file is read without locks, is checked after every read.
+    init(unmigrated database: any DatabaseWriter, path: String, snapshot: ReadOnlyDatabase.FileSnapshot?) {
         self.path = path
         self.database = database
         self.replacedValuesRunLimit = 0

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Rederive
 import RederiveCLI
 import RederiveSQLite
@@ -43,6 +44,35 @@ struct MigrateCommandTests {
             #expect(rest.output.contains("applied 1 migrations: index-room-name"))
             let done = try await migrate(harness, [], migrations: migrations)
             #expect(done.output.contains("the schema is up to date"))
+        }
+    }
+
+    @Test func listingAndDryRunsChangeNothingInADatabaseRederiveHasNotPrepared() async throws {
+        try await CommandHarness.withHarness { harness in
+            let queue = try GRDB.DatabaseQueue(path: harness.databasePath)
+            try await queue.write { db in try db.execute(sql: "CREATE TABLE room_scans (id INTEGER PRIMARY KEY, scan_id TEXT UNIQUE, payload BLOB)") }
+            try queue.close()
+            let before = try Data(contentsOf: URL(fileURLWithPath: harness.databasePath))
+            let migrations: [SchemaMigration] = [
+                .addColumn("add-room-name", table: "room_scans", column: .text("room_name", default: "unnamed"), invalidates: ["floor_area"]),
+            ]
+            let listed = try await migrate(harness, ["--list"], migrations: migrations)
+            #expect(listed.status == 0, "\(listed.errors)")
+            #expect(listed.output.contains("add-room-name  pending"), "\(listed.output)")
+            let dryRun = try await migrate(harness, ["--dry-run"], migrations: migrations)
+            #expect(dryRun.status == 0, "\(dryRun.errors)")
+            #expect(dryRun.output.contains("dry run: 1 migrations apply cleanly (rolled back): add-room-name"), "\(dryRun.output)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: harness.databasePath)) == before)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: harness.directory.path) == ["rederive.sqlite"])
+        }
+    }
+
+    @Test func migrateRefusesAMissingFile() async throws {
+        try await CommandHarness.withHarness { harness in
+            let outcome = try await migrate(harness, [], migrations: [.sql("noop", "SELECT 1")])
+            #expect(outcome.status == 1)
+            #expect(outcome.errors == "rederive: no database at \(harness.databasePath) (create one with rederive import or rederive generate)\n")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: harness.directory.path).isEmpty)
         }
     }
 
