@@ -63,7 +63,7 @@ public struct DryRun: Sendable {
         for plan in plans where try await store.needsPreparation(plan.pipeline) {
             throw RederiveError(
                 .schemaMismatch,
-                "the database is not prepared for pipeline \"\(plan.pipeline.name)\"; a dry run writes nothing, so run `rederive status` once to prepare it"
+                "the database is not prepared for pipeline \"\(plan.pipeline.name)\"; a dry run writes nothing, so prepare it first with `rederive run`"
             )
         }
         var report = DryRunReport()

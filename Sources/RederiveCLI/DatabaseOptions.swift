@@ -25,6 +25,23 @@ struct DatabaseOptions: ParsableArguments {
 
     func validate() throws {
         try ValueBounds.busyTimeout.check(busyTimeout, "--busy-timeout")
+        if let scheme = unsupportedScheme {
+            throw ValidationError(
+                "--db \(PostgresSQLRedaction.redacted(databasePath)) is a \(scheme):// URL, which no rederive store reads; give a SQLite file path, or a postgres:// or postgresql:// URL"
+            )
+        }
+    }
+
+    /// The scheme of a URL given as ``databasePath`` that names neither PostgreSQL nor a file, which
+    /// would otherwise be taken for a file name.
+    var unsupportedScheme: String? {
+        guard let separator = databasePath.range(of: "://") else { return nil }
+        let scheme = databasePath[..<separator.lowerBound]
+        guard let first = scheme.first, first.isASCII, first.isLetter,
+              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }),
+              !isPostgres
+        else { return nil }
+        return String(scheme)
     }
 
     var databasePath: String {
@@ -69,40 +86,63 @@ struct DatabaseOptions: ParsableArguments {
         #endif
     }
 
-    /// Opens a database that must already exist, and prepares the pipelines the command acts on: for
-    /// commands that read or change what is there, a mistyped path is an error rather than a new,
-    /// empty database left behind.
-    func openExistingStore() async throws -> any CommandStore {
-        _ = try pipelines()  // an unknown pipeline name is reported first, like any other bad argument
-        try requireExistingDatabase()
-        return try await openStore()
-    }
-
-    /// Throws unless a file is at ``databasePath``; a server database is checked by connecting to it.
-    func requireExistingDatabase() throws {
-        guard !isPostgres else { return }
-        guard FileManager.default.fileExists(atPath: databasePath) else {
-            throw RederiveError(.file, "no database at \(databasePath) (create one with rederive import or rederive generate)")
+    /// Opens a database that rederive prepared, for a command that only reads: nothing in it changes,
+    /// not its schema, not its journal mode, and a file the user may not write reads as well. A missing
+    /// file, a directory, a database rederive never prepared or that an older rederive did, and a
+    /// pipeline the database is not prepared for are each reported in one line.
+    func openForReading() async throws -> any CommandStore {
+        let pipelines = try pipelines()  // an unknown pipeline name is reported first, like any other bad argument
+        let store: any CommandStore
+        if isPostgres {
+            store = try await openServerStore(preparing: false)
+        } else {
+            store = try SQLiteStore.openForReading(path: databasePath, busyTimeout: busyTimeout)
         }
+        for pipeline in pipelines where try await store.needsPreparation(pipeline) {
+            throw RederiveError(
+                .schemaMismatch,
+                "\(databaseName) is not prepared for pipeline \"\(pipeline.name)\" (its table, columns or triggers differ from what the pipeline declares); reading changes nothing, so prepare it first with rederive run"
+            )
+        }
+        return store
     }
 
-    /// Opens the database, SQLite or PostgreSQL by ``databasePath``, creating it when missing, and
-    /// prepares the pipelines the command acts on. For commands that write records or runs.
-    func openStore() async throws -> any CommandStore {
-        let store = try await openUnprepared()
-        for pipeline in try pipelines() {
+    /// Opens an existing database for a command that changes what rederive keeps there (stamps,
+    /// failures, derived values): a database rederive never prepared is refused, one an older rederive
+    /// prepared is upgraded, and the pipelines the command acts on are prepared, all at once.
+    func openForWriting() async throws -> any CommandStore {
+        try await open(creating: false, requiringPrepared: true)
+    }
+
+    /// Opens the database for a command that writes records or runs, preparing it, and the pipelines
+    /// the command acts on, all at once; a preparation that fails leaves the database as it was.
+    /// Only with `creating` is a missing file created: `import`, `generate`, `demo` and `run --create`.
+    func openPreparing(creating: Bool) async throws -> any CommandStore {
+        try await open(creating: creating, requiringPrepared: false)
+    }
+
+    private func open(creating: Bool, requiringPrepared: Bool) async throws -> any CommandStore {
+        let pipelines = try pipelines()
+        guard isPostgres else {
+            return try SQLiteStore.openForWriting(
+                path: databasePath, pipelines: pipelines, creating: creating,
+                requiringPrepared: requiringPrepared, busyTimeout: busyTimeout
+            )
+        }
+        let store = try await openServerStore(preparing: !requiringPrepared)
+        for pipeline in pipelines {
             try await store.prepare(pipeline)
         }
         return store
     }
 
-    /// Opens the database without preparing any pipeline.
-    func openUnprepared() async throws -> any CommandStore {
-        guard isPostgres else {
-            return try SQLiteStore(path: databasePath, busyTimeout: busyTimeout)
-        }
+    /// Opens the PostgreSQL database without preparing any pipeline; with `preparing` false, nothing is
+    /// created there and a database without rederive's tables is refused.
+    func openServerStore(preparing: Bool) async throws -> any CommandStore {
         #if PostgreSQL
-        return try await PostgresStore(location: PostgresLocation(url: databasePath, environment: environment.variables))
+        return try await PostgresStore(
+            location: PostgresLocation(url: databasePath, environment: environment.variables), creatingBookkeeping: preparing
+        )
         #else
         throw postgresUnavailable
         #endif

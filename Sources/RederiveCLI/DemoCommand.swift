@@ -93,7 +93,7 @@ struct DemoCommand: AsyncParsableCommand {
     /// and never deletes anything there.
     private func prepareDemoDatabase(_ options: DatabaseOptions, pipeline: Pipeline) async throws {
         guard options.isPostgres else { return try removeEarlierDemo() }
-        let store = try await options.openUnprepared()
+        let store = try await options.openServerStore(preparing: true)
         // Reading the table fails when it does not exist yet, which is as good as empty.
         let existing = (try? await store.sampleRecordIDs(of: pipeline, count: 1)) ?? []
         guard existing.isEmpty else {

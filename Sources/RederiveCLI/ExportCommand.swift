@@ -67,7 +67,7 @@ struct ExportCommand: AsyncParsableCommand {
         if exists, !isDirectory.boolValue {
             throw RederiveError(.file, "\(directory) is not a directory")
         }
-        let store = try await database.openExistingStore()
+        let store = try await database.openForReading()
         let exporter = PayloadExporter(
             store: store, pipeline: pipeline, directory: directory, condition: condition, limit: limit,
             replacing: force, maximumPayloadSize: maxPayloadSize << 20

@@ -47,7 +47,7 @@ struct FailuresCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = database.environment.console
-        let store = try await database.openExistingStore()
+        let store = try await database.openForReading()
         let pipelines = try database.pipelines()
         try pipelines.requireProcessors(named: processor)
         let filter = FailureFilter(processors: processor.isEmpty ? nil : Set(processor), runID: run)

@@ -37,7 +37,7 @@ struct GenerateCommand: AsyncParsableCommand {
         guard let source = environment.samples.first(where: { $0.pipeline == pipeline.name }) else {
             throw RederiveError(.invalidArgument, "pipeline \"\(pipeline.name)\" has no sample generator")
         }
-        let store = try await database.openStore()
+        let store = try await database.openPreparing(creating: true)
         let corpus = SyntheticCorpus(source: source, pipeline: pipeline, seed: seed, corruptFraction: corrupt)
         let outcome = try await corpus.write(count: count, to: store)
         environment.console.line(

@@ -24,7 +24,7 @@ struct HistoryCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = database.environment.console
-        let store = try await database.openExistingStore()
+        let store = try await database.openForReading()
         let runs = try await store.runs(limit: limit)
         switch format {
         case .json:

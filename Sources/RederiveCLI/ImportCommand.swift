@@ -58,7 +58,7 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     private func importFiles(_ files: [ImportFile], into pipeline: Pipeline, console: Console) async throws {
-        let store = try await database.openStore()
+        let store = try await database.openPreparing(creating: true)
         let importer = FileImporter(files: files, parallelism: parallel, level: Int32(level))
         let task = Task { try await importer.run(into: store, pipeline: pipeline, console: console) }
         let signals = SignalCancellation(

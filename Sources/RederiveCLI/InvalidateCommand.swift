@@ -29,7 +29,7 @@ struct InvalidateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = database.environment.console
-        let store = try await database.openExistingStore()
+        let store = try await database.openForWriting()
         var pipelines = try database.pipelines()
         if !processor.isEmpty {
             try pipelines.requireProcessors(named: processor)

@@ -53,7 +53,7 @@ struct MigrateCommand: AsyncParsableCommand {
             }
         }
         // Migrations run before pipelines are prepared: they may create or rename what pipelines read.
-        let target = try await MigrationTarget.open(database)
+        let target = try await MigrationTarget.open(database, reading: list, dryRun: dryRun)
         if list {
             let states = try await target.states(migrator)
             console.line(Format.table(

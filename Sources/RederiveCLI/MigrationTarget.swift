@@ -16,13 +16,24 @@ enum MigrationTarget {
     case postgres(PostgresStore, name: String)
     #endif
 
-    static func open(_ database: DatabaseOptions) async throws -> MigrationTarget {
+    /// Opens an existing database: read-only when `reading` (to list migrations), as it is for a dry
+    /// run, which rolls back what it applies, and otherwise with rederive's bookkeeping prepared, all
+    /// at once, but no pipeline: migrations may create or rename what pipelines read.
+    static func open(_ database: DatabaseOptions, reading: Bool, dryRun: Bool) async throws -> MigrationTarget {
         guard database.isPostgres else {
-            return .sqlite(try SQLiteStore(path: database.databasePath, busyTimeout: database.busyTimeout))
+            let path = database.databasePath
+            let timeout = database.busyTimeout
+            return .sqlite(
+                reading ? try SQLiteStore.openForReading(path: path, busyTimeout: timeout, allowingUnprepared: true)
+                    : dryRun ? try SQLiteStore.openForPreview(path: path, busyTimeout: timeout)
+                    : try SQLiteStore.openForWriting(path: path, pipelines: [], busyTimeout: timeout)
+            )
         }
         #if PostgreSQL
-        // Opened without preparing any pipeline, as on SQLite.
-        let store = try await PostgresStore(location: PostgresLocation(url: database.databasePath, environment: database.environment.variables))
+        let store = try await PostgresStore(
+            location: PostgresLocation(url: database.databasePath, environment: database.environment.variables),
+            creatingBookkeeping: !reading
+        )
         return .postgres(store, name: database.databaseName)
         #else
         throw database.postgresUnavailable

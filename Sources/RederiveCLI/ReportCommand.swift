@@ -33,7 +33,7 @@ struct ReportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try await database.openExistingStore()
+        let store = try await database.openForReading()
         let state = try await DatabaseState.read(from: store, pipelines: try database.pipelines(), sampleSize: sample)
         try ReportFile.write(DatabaseStatePage.html(state, database: database.databaseName, redactKeys: redactKeys), to: output)
         database.environment.console.line("wrote the report to \(output)")

@@ -25,7 +25,7 @@ struct ResetCommand: AsyncParsableCommand {
                 "reset clears every stamp, failure and derived value of \(pipelines.map(\.table).joined(separator: ", ")) in \(database.databaseName); pass --yes to do it"
             )
         }
-        let store = try await database.openExistingStore()
+        let store = try await database.openForWriting()
         for pipeline in pipelines {
             let records = try await store.reset(pipeline)
             console.line("reset \(Format.count(records)) records of \(pipeline.table): derived values back to their defaults, payloads untouched")

@@ -22,7 +22,7 @@ struct RollbackCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = database.environment.console
-        let store = try await database.openExistingStore()
+        let store = try await database.openForWriting()
         let report = try await store.rollback(run: run, pipelines: try database.pipelines())
         console.line("rolled back run \(run): \(Format.count(report.restored.count)) restored, \(Format.count(report.skipped.count)) skipped")
         for entry in report.skipped {

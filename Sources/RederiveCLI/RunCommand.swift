@@ -31,6 +31,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Derive at most this many records.")
     var limit: Int?
 
+    @Flag(help: "Create the database when no file is at --db (otherwise a missing file is an error).")
+    var create = false
+
     @Flag(help: "Also retry records whose last attempt at this version and payload failed.")
     var retryFailed = false
 
@@ -82,6 +85,7 @@ struct RunCommand: AsyncParsableCommand {
         try ValueBounds.leaseDuration.check(leaseDuration, "--lease-duration")
         try report.validate(dryRun: safety.dryRun)
         if workersOnly, safety.dryRun { throw ValidationError("--dry-run derives alone; it takes no --workers-only") }
+        if create, safety.dryRun { throw ValidationError("--dry-run writes nothing; it takes no --create") }
     }
 
     func run() async throws {
@@ -107,7 +111,13 @@ struct RunCommand: AsyncParsableCommand {
         if workersOnly {
             try database.requirePostgres(for: "run --workers-only", reason: "a SQLite database is derived by one process at a time")
         }
-        let store = try await database.openStore()
+        if !create, !database.isPostgres, !FileManager.default.fileExists(atPath: database.databasePath) {
+            throw RederiveError(
+                .file,
+                "no database at \(database.databasePath) (create one with rederive import or rederive generate, or run with --create)"
+            )
+        }
+        let store = try await database.openPreparing(creating: create)
         if workersOnly, try await store.liveWorkers().isEmpty {
             console.line("no workers are deriving \(database.databaseName): nothing to join")
             return

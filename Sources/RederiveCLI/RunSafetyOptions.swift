@@ -31,11 +31,9 @@ struct RunSafetyOptions: ParsableArguments {
         console.errorLine("backed up to \(report.path)")
     }
 
-    /// Previews the run instead of running it: the store is opened without preparing anything.
+    /// Previews the run instead of running it: the store is opened read-only.
     func preview(_ database: DatabaseOptions, configuration: Runner.Configuration, report file: DryRunReportOptions, console: Console) async throws {
-        _ = try database.pipelines()
-        try database.requireExistingDatabase()
-        let store = try await database.openUnprepared()
+        let store = try await database.openForReading()
         let dryRun = DryRun(store: store, pipelines: try database.pipelines(), configuration: configuration, sample: sample)
         let report = try await file.run(dryRun, database: database.databaseName, console: console)
         console.line(DryRunText.render(report))

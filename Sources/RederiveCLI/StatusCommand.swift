@@ -22,7 +22,7 @@ struct StatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = database.environment.console
-        let store = try await database.openExistingStore()
+        let store = try await database.openForReading()
         var statuses: [ProcessorStatus] = []
         var sources: [[String]] = []
         var records = 0

@@ -44,7 +44,7 @@ struct VerifyCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = database.environment.console
-        let store = try await database.openExistingStore()
+        let store = try await database.openForReading()
         let verifier = Verifier(
             source: store,
             pipelines: try database.pipelines(),

@@ -181,6 +181,29 @@ enum PostgresSchema {
         }
     }
 
+    /// Throws, in one line, unless rederive's bookkeeping is installed at this version: for commands
+    /// that only read, or that change what rederive keeps, and so create nothing.
+    static func requireBookkeeping(_ store: PostgresStore) async throws {
+        let current = try await store.withConnection("open") { connection in
+            try await Self.installedVersion(connection, store.logger)
+        }
+        guard let current else {
+            throw RederiveError(
+                .schemaMismatch,
+                "\(store.location) is not a rederive database: it has no rederive tables (prepare it with rederive import, or rederive run)"
+            )
+        }
+        if current < version {
+            throw RederiveError(
+                .schemaMismatch,
+                "\(store.location) was prepared by an older rederive; upgrade it first with rederive run or rederive migrate"
+            )
+        }
+        if current > version {
+            throw RederiveError(.schemaMismatch, "\(store.location) was prepared by a newer rederive (bookkeeping version \(current))")
+        }
+    }
+
     private static func installedVersion(_ connection: PostgresConnection, _ logger: Logger) async throws -> Int? {
         let exists = try await connection.query("SELECT to_regclass('rederive_bookkeeping') IS NOT NULL", logger: logger)
             .collect { try $0.decode(Bool.self) }.first ?? false

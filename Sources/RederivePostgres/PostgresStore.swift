@@ -42,7 +42,13 @@ public final class PostgresStore: Sendable {
     }
 
     /// Connects to `location` and creates rederive's bookkeeping tables when they are missing.
-    public init(location: PostgresLocation, logger: Logger = PostgresStore.silent, replacedValuesRunLimit: Int = 20) async throws {
+    ///
+    /// With `creatingBookkeeping` false, for commands that only read, nothing is created: a database
+    /// without rederive's tables, or with an older version of them, is an error in one line.
+    public init(
+        location: PostgresLocation, logger: Logger = PostgresStore.silent, replacedValuesRunLimit: Int = 20,
+        creatingBookkeeping: Bool = true
+    ) async throws {
         self.location = location
         self.logger = logger
         self.replacedValuesRunLimit = max(1, replacedValuesRunLimit)
@@ -72,7 +78,11 @@ public final class PostgresStore: Sendable {
         self.client = client
         running = Task { await client.run() }
         do {
-            try await PostgresSchema.createBookkeeping(self)
+            if creatingBookkeeping {
+                try await PostgresSchema.createBookkeeping(self)
+            } else {
+                try await PostgresSchema.requireBookkeeping(self)
+            }
         } catch {
             running.cancel()
             throw error

@@ -18,9 +18,47 @@ import GRDB
 /// - `rederive_leases` (v5): which process derives the database now (``WorkerLeaseSchema``).
 /// - v6 adds to stamps what a dependent processor derived from (``InputStampSchema``).
 enum BookkeepingSchema {
+    /// One migration: its identifier, recorded in `grdb_migrations` once applied, and its change.
+    typealias Migration = (identifier: String, migrate: @Sendable (Database) throws -> Void)
+
+    /// The migrations for an app's own `DatabaseWriter`, applied by GRDB's migrator as before.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("rederive.v1") { db in
+        for migration in migrations {
+            migrator.registerMigration(migration.identifier, migrate: migration.migrate)
+        }
+        return migrator
+    }
+
+    /// How far a database's bookkeeping is, found without writing anything.
+    enum State: Equatable {
+        /// No rederive table: a database rederive never prepared.
+        case absent
+        /// Some migrations are missing: prepared by an older rederive.
+        case outdated
+        case current
+    }
+
+    static func state(_ db: Database) throws -> State {
+        // An app that migrates its own schema with GRDB keeps its identifiers in the same table.
+        let applied = try migrator.appliedIdentifiers(db)
+        let missing = migrations.filter { !applied.contains($0.identifier) }.count
+        return missing == 0 ? .current : missing == migrations.count ? .absent : .outdated
+    }
+
+    /// Applies the missing migrations inside the caller's transaction, recording each as GRDB's
+    /// migrator does, so that a preparation that fails later in the same transaction leaves none of them.
+    static func apply(_ db: Database) throws {
+        try db.execute(sql: "CREATE TABLE IF NOT EXISTS grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+        let applied = try migrator.appliedIdentifiers(db)
+        for migration in migrations where !applied.contains(migration.identifier) {
+            try migration.migrate(db)
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES (?)", arguments: [migration.identifier])
+        }
+    }
+
+    static let migrations: [Migration] = [
+        ("rederive.v1", { db in
             try db.execute(sql: """
                 CREATE TABLE rederive_records (
                     source TEXT NOT NULL,
@@ -73,9 +111,9 @@ enum BookkeepingSchema {
                     skipped INTEGER NOT NULL DEFAULT 0
                 );
                 """)
-        }
-        migrator.registerMigration("rederive.v2", migrate: ReplacedValuesSchema.create)
-        migrator.registerMigration("rederive.v3") { db in
+        }),
+        ("rederive.v2", ReplacedValuesSchema.create),
+        ("rederive.v3", { db in
             // The app's own schema migrations (SchemaMigrator), once applied.
             try db.execute(sql: """
                 CREATE TABLE rederive_schema_migrations (
@@ -85,10 +123,9 @@ enum BookkeepingSchema {
                     rederive_version TEXT NOT NULL
                 )
                 """)
-        }
-        migrator.registerMigration("rederive.v4", migrate: PipelineKeySchema.migrate)
-        migrator.registerMigration("rederive.v5", migrate: WorkerLeaseSchema.migrate)
-        migrator.registerMigration("rederive.v6", migrate: InputStampSchema.migrate)
-        return migrator
-    }
+        }),
+        ("rederive.v4", PipelineKeySchema.migrate),
+        ("rederive.v5", WorkerLeaseSchema.migrate),
+        ("rederive.v6", InputStampSchema.migrate),
+    ]
 }

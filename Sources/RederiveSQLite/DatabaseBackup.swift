@@ -44,9 +44,8 @@ public enum DatabaseBackup {
 
         let expected: [String: Int]
         do {
-            var configuration = Configuration()
-            configuration.busyMode = .timeout(SQLiteStore.defaultBusyTimeout)
-            let live = try DatabasePool(path: source, configuration: configuration)
+            // Read-only: backing up changes nothing in the live database, and works on one the user may not write.
+            let (live, snapshot) = try ReadOnlyDatabase.open(source, busyTimeout: SQLiteStore.defaultBusyTimeout)
             let copy = try DatabaseQueue(path: temporary)
             expected = try copy.writeWithoutTransaction { copyDB in
                 try live.read { liveDB in
@@ -60,6 +59,7 @@ public enum DatabaseBackup {
             try copy.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = DELETE") }
             try copy.close()
             try live.close()
+            try snapshot?.requireUnchanged(source)
         } catch let error as RederiveError {
             throw error
         } catch {

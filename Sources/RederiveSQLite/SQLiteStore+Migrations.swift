@@ -7,7 +7,9 @@ extension SQLiteStore {
     /// Every registered migration, applied or pending, in order.
     public func migrationStates(_ migrator: SchemaMigrator) async throws -> [MigrationState] {
         let applied = try await read { db in
-            try Row.fetchAll(db, sql: "SELECT id, applied_at, duration_ms, rederive_version FROM rederive_schema_migrations")
+            // A database rederive never prepared has applied none.
+            guard try db.tableExists("rederive_schema_migrations") else { return [String: MigrationState]() }
+            return try Row.fetchAll(db, sql: "SELECT id, applied_at, duration_ms, rederive_version FROM rederive_schema_migrations")
                 .reduce(into: [String: MigrationState]()) { states, row in
                     let appliedAt: String = row["applied_at"]
                     let milliseconds: Double = row["duration_ms"]
@@ -44,6 +46,11 @@ extension SQLiteStore {
                 var done: [String] = []
                 try database.writeWithoutTransaction { db in
                     try db.inTransaction {
+                        // As a real migration would find them: with rederive's tables, which a
+                        // migration's invalidation writes to; rolled back with the rest.
+                        if try BookkeepingSchema.state(db) != .current {
+                            try BookkeepingSchema.apply(db)
+                        }
                         for migration in pending {
                             do {
                                 try migration.apply(db)

@@ -6,7 +6,7 @@ import Rederive
 extension SQLiteStore: StoredValueReading {
     public func needsPreparation(_ pipeline: Pipeline) async throws -> Bool {
         let schema = PipelineSchema(tables: PipelineTables(pipeline))
-        return try await read { db in try !schema.changes(db).isEmpty }
+        return try await read { db in try !schema.changes(db).isEmpty || PipelineKeySchema.hasUnadopted(db) }
     }
 
     public func storedRows(of pipeline: Pipeline, recordIDs: [Int64]) async throws -> [Int64: StoredRow] {

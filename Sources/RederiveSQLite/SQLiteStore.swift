@@ -17,6 +17,10 @@ import Synchronization
 /// Opening applies rederive's bookkeeping migrations. ``prepare(_:)`` then creates what a pipeline
 /// needs: its table when missing, output columns missing from an existing database (added with their
 /// declared defaults), and the triggers that notice every payload change.
+///
+/// A program that must not change the database opens it with ``openForReading(path:busyTimeout:allowingUnprepared:)``;
+/// ``openForWriting(path:pipelines:creating:requiringPrepared:busyTimeout:replacedValuesRunLimit:)``
+/// prepares the bookkeeping and the pipelines all at once, or leaves the file as it was.
 public final class SQLiteStore: RecordStore {
     /// How long a statement waits for another connection's write lock before failing.
     public static let defaultBusyTimeout: TimeInterval = 10
@@ -31,6 +35,9 @@ public final class SQLiteStore: RecordStore {
     let claimCursors = Mutex<[ClaimCursorKey: Int64]>([:])
     /// Per lease and pipeline, the shape of the pending query its claims use, fixed at the first claim.
     let claimShapes = Mutex<[ClaimCursorKey: PendingShape]>([:])
+    /// The file as it was when opened without locks (see ``ReadOnlyDatabase``): a read that finds it
+    /// changed fails rather than return what a concurrent checkpoint may have torn.
+    let snapshot: ReadOnlyDatabase.FileSnapshot?
 
     /// Opens (or creates) the database at `path`.
     public convenience init(
@@ -59,11 +66,22 @@ public final class SQLiteStore: RecordStore {
         self.path = database.path
         self.database = database
         self.replacedValuesRunLimit = max(0, replacedValuesRunLimit)
+        self.snapshot = nil
         do {
             try BookkeepingSchema.migrator.migrate(database)
         } catch {
             throw RederiveError(.database, "cannot open database \(database.path)", underlying: error)
         }
+    }
+
+    /// A store on connections that apply no migration: read-only ones, as
+    /// ``openForReading(path:busyTimeout:allowingUnprepared:)`` makes them, or one for a preview.
+    /// `snapshot`, when the file is read without locks, is checked after every read.
+    init(unmigrated database: any DatabaseWriter, path: String, snapshot: ReadOnlyDatabase.FileSnapshot?) {
+        self.path = path
+        self.database = database
+        self.replacedValuesRunLimit = 0
+        self.snapshot = snapshot
     }
 
     /// Runs a read on the store's connection pool, for callers inside this package.
@@ -81,12 +99,17 @@ public final class SQLiteStore: RecordStore {
     private func access<T: Sendable>(_ verb: String, _ work: @escaping @Sendable (any DatabaseWriter) throws -> T) async throws -> T {
         let database = self.database
         let path = self.path
+        let snapshot = self.snapshot
         return try await offload {
             do {
-                return try work(database)
+                let result = try work(database)
+                try snapshot?.requireUnchanged(path)
+                return result
             } catch let error as RederiveError {
+                try snapshot?.requireUnchanged(path)
                 throw error
             } catch {
+                try snapshot?.requireUnchanged(path)
                 throw RederiveError(.database, "cannot \(verb) \(path)", underlying: error)
             }
         }

@@ -86,7 +86,7 @@ struct CommandLineTests {
         let (arguments, message) = input
         try await store.withHarness { harness in
             // An empty database, so that what is wrong is the input and not a missing file.
-            _ = try await harness.rederive("run", "--progress", "none")
+            _ = try await harness.rederive("run", "--create", "--progress", "none")
             let outcome = try await harness.rederive(arguments)
             #expect(outcome.status == 1)
             #expect(outcome.errors.contains(message), "\(outcome.errors)")

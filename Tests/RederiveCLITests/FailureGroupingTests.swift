@@ -134,7 +134,7 @@ struct FailureGroupingTests {
             let environment = CommandEnvironment(
                 registry: try Registry([Self.items]), console: captured.console, variables: ["REDERIVE_DB": harness.databasePath]
             )
-            #expect(await RederiveCommand.execute(["run", "--progress", "none"], in: environment) == 0)
+            #expect(await RederiveCommand.execute(["run", "--create", "--progress", "none"], in: environment) == 0)
             try await harness.connection().write { db in
                 for (key, payload) in [("good", #"{"label":"a","values":[4,5]}"#), ("empty", #"{"label":"b","values":[]}"#), ("broken", #"{"label":"#)] {
                     try db.execute(sql: "INSERT INTO items (key, payload) VALUES (?, ?)", arguments: [key, payload])

@@ -16,8 +16,8 @@ struct IsolateTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let database = directory.appendingPathComponent("items.sqlite").path
-        // A first run, with nothing to derive, creates the database and the pipeline's table.
-        let created = try await RederiveProcess.run(["run", "--db", database, "--progress", "none"], in: directory, program: Self.program)
+        // A first run, with nothing to derive and --create, creates the database and the pipeline's table.
+        let created = try await RederiveProcess.run(["run", "--create", "--db", database, "--progress", "none"], in: directory, program: Self.program)
         #expect(created.status == 0, "\(created.errors)")
         let queue = try DatabaseQueue(path: database)
         try await queue.write { db in

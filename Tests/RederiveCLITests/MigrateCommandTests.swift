@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Rederive
 import RederiveCLI
 import RederiveSQLite
@@ -46,10 +47,39 @@ struct MigrateCommandTests {
         }
     }
 
+    @Test func listingAndDryRunsChangeNothingInADatabaseRederiveHasNotPrepared() async throws {
+        try await CommandHarness.withHarness { harness in
+            let queue = try GRDB.DatabaseQueue(path: harness.databasePath)
+            try await queue.write { db in try db.execute(sql: "CREATE TABLE room_scans (id INTEGER PRIMARY KEY, scan_id TEXT UNIQUE, payload BLOB)") }
+            try queue.close()
+            let before = try Data(contentsOf: URL(fileURLWithPath: harness.databasePath))
+            let migrations: [SchemaMigration] = [
+                .addColumn("add-room-name", table: "room_scans", column: .text("room_name", default: "unnamed"), invalidates: ["floor_area"]),
+            ]
+            let listed = try await migrate(harness, ["--list"], migrations: migrations)
+            #expect(listed.status == 0, "\(listed.errors)")
+            #expect(listed.output.contains("add-room-name  pending"), "\(listed.output)")
+            let dryRun = try await migrate(harness, ["--dry-run"], migrations: migrations)
+            #expect(dryRun.status == 0, "\(dryRun.errors)")
+            #expect(dryRun.output.contains("dry run: 1 migrations apply cleanly (rolled back): add-room-name"), "\(dryRun.output)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: harness.databasePath)) == before)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: harness.directory.path) == ["rederive.sqlite"])
+        }
+    }
+
+    @Test func migrateRefusesAMissingFile() async throws {
+        try await CommandHarness.withHarness { harness in
+            let outcome = try await migrate(harness, [], migrations: [.sql("noop", "SELECT 1")])
+            #expect(outcome.status == 1)
+            #expect(outcome.errors == "rederive: no database at \(harness.databasePath) (create one with rederive import or rederive generate)\n")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: harness.directory.path).isEmpty)
+        }
+    }
+
     @Test(arguments: TestStore.available)
     func aFailingMigrationIsOneLineNamingIt(store: TestStore) async throws {
         try await store.withHarness { harness in
-            _ = try await harness.rederive("run", "--progress", "none")
+            _ = try await harness.rederive("run", "--create", "--progress", "none")
             let outcome = try await migrate(harness, [], migrations: [.renameColumn("rename-missing", table: "room_scans", from: "nope", to: "x")])
             #expect(outcome.status == 1)
             #expect(outcome.errors.contains("schema migration \"rename-missing\" failed and was rolled back"))

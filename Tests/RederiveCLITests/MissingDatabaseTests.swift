@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// A command that reads, or changes what a database already holds, refuses a path with no database
-/// and leaves nothing behind; only commands that write records or runs create the file.
+/// and leaves nothing behind; only import, generate, demo and run --create create the file.
 @Suite("commands on a missing database", .timeLimit(.minutes(5)))
 struct MissingDatabaseTests {
     static let refusing: [[String]] = [
@@ -70,13 +70,48 @@ struct MissingDatabaseTests {
         }
     }
 
-    @Test func runCreatesAMissingDatabase() async throws {
+    @Test func runRefusesAMissingFileAndCreatesNothing() async throws {
+        try await CommandHarness.withHarness { harness in
+            let path = harness.directory.appendingPathComponent("typo2.sqlite").path
+            let run = try await harness.rederive("run", "--progress", "none", "--db", path)
+            #expect(run.status == 1)
+            #expect(run.errors == "rederive: no database at \(path) (create one with rederive import or rederive generate, or run with --create)\n")
+            #expect(run.output.isEmpty)
+            #expect(try contents(harness.directory) == [])
+        }
+    }
+
+    @Test func runWithCreateCreatesAMissingDatabase() async throws {
         try await CommandHarness.withHarness { harness in
             let path = harness.directory.appendingPathComponent("fresh.sqlite").path
-            let run = try await harness.rederive("run", "--progress", "none", "--db", path)
+            let run = try await harness.rederive("run", "--create", "--progress", "none", "--db", path)
             #expect(run.status == 0, "\(run.errors)")
             #expect(run.output.contains("0 derived, 0 unchanged, 0 failed"))
             #expect(FileManager.default.fileExists(atPath: path))
+        }
+    }
+
+    @Test(arguments: [["status"], ["run", "--progress", "none"], ["run", "--create"], ["generate", "--count", "1"], ["invalidate"]])
+    func aDirectoryIsNamedAsOne(arguments: [String]) async throws {
+        try await CommandHarness.withHarness { harness in
+            let path = harness.directory.path
+            let outcome = try await harness.rederive(arguments + ["--db", path])
+            #expect(outcome.status == 1)
+            #expect(outcome.errors == "rederive: \(path) is a directory, not a database file; name the database file inside it\n")
+            #expect(try contents(harness.directory) == [])
+        }
+    }
+
+    @Test(arguments: [["status"], ["run"], ["import", "x.json"]])
+    func aURLOfAnUnsupportedSchemeIsAUsageError(arguments: [String]) async throws {
+        try await CommandHarness.withHarness { harness in
+            let outcome = try await harness.rederive(arguments + ["--db", "mysql://app:secret@db.example/rooms"])
+            #expect(outcome.status == 64)
+            #expect(outcome.errors.contains(
+                "--db mysql://app:***@db.example/rooms is a mysql:// URL, which no rederive store reads; give a SQLite file path, or a postgres:// or postgresql:// URL"
+            ), "\(outcome.errors)")
+            #expect(!outcome.errors.contains("secret"))
+            #expect(try contents(harness.directory) == [])
         }
     }
 }

@@ -286,6 +286,23 @@ struct PostgresCommandTests {
         }
     }
 
+    @Test func readingCommandsCreateNothingInADatabaseRederiveHasNotPrepared() async throws {
+        try await TestStore.postgres.withHarness { harness in
+            for arguments in [["status"], ["failures"], ["history"], ["verify"], ["run", "--dry-run"]] {
+                let outcome = try await harness.rederive(arguments)
+                #expect(outcome.status == 1)
+                #expect(
+                    outcome.errors.hasSuffix(" is not a rederive database: it has no rederive tables (prepare it with rederive import, or rederive run)\n"),
+                    "\(arguments): \(outcome.errors)"
+                )
+            }
+            #expect(try await harness.count("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'") == 0)
+            let run = try await harness.rederive("run", "--progress", "none")
+            #expect(run.status == 0, "\(run.errors)")
+            #expect(try await harness.rederive("status").status == 0)
+        }
+    }
+
     @Test func passwordsNeverShowAndSQLiteOnlyCommandsSaySo() async throws {
         let server = try PostgresServer.shared()
         try await CommandHarness.withHarness(serverDatabase: "postgres://postgres:hunter2@127.0.0.1:\(server.port)/no_such_database?sslmode=disable") { harness in

@@ -15,8 +15,8 @@ struct RecordTimeoutTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let database = directory.appendingPathComponent("items.sqlite").path
-        // A first run, with nothing to derive, creates the database and the pipeline's table.
-        let created = try await RederiveProcess.run(["run", "--db", database, "--progress", "none"], in: directory, program: Self.program)
+        // A first run, with nothing to derive and --create, creates the database and the pipeline's table.
+        let created = try await RederiveProcess.run(["run", "--create", "--db", database, "--progress", "none"], in: directory, program: Self.program)
         #expect(created.status == 0, "\(created.errors)")
         try await DatabaseQueue(path: database).write { db in
             for index in 0..<31 {

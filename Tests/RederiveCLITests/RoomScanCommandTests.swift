@@ -57,8 +57,8 @@ struct RoomScanCommandTests {
     @Test(arguments: PayloadFormat.allCases)
     func rowsWrittenByAnotherProgramDeriveOnTheNextRun(format: PayloadFormat) async throws {
         try await CommandHarness.withHarness { harness in
-            // A first run, with nothing to derive, creates the database and the pipeline's table.
-            _ = try await harness.rederive("run", "--progress", "none")
+            // A first run, with nothing to derive and --create, creates the database and the pipeline's table.
+            _ = try await harness.rederive("run", "--create", "--progress", "none")
             try await harness.connection().write { db in
                 for name in RealExports.names {
                     let payload = PayloadCodec.encode(try RealExports.bytes(name), as: format)
