@@ -75,7 +75,7 @@ struct ImportCommand: AsyncParsableCommand {
         let counts = outcome.counts
         let skipped = outcome.skipped
         console.line(
-            "imported \(files.count - skipped) of \(files.count) files into \(pipeline.table): "
+            "imported \(Format.count(files.count - skipped)) of \(Format.count(files.count, "file")) into \(pipeline.table): "
                 + "\(counts.inserted) new, \(counts.replaced) replaced, \(counts.unchanged) unchanged"
                 + (skipped > 0 ? ", \(skipped) skipped" : "")
         )
