@@ -17,7 +17,7 @@ struct FailuresCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(help: "table, json or csv.")
+    @Option(help: OutputFormat.help)
     var format: OutputFormat = .table
 
     @Option(help: ArgumentHelp(
@@ -46,6 +46,9 @@ struct FailuresCommand: AsyncParsableCommand {
         let store = try await database.openExistingStore()
         let pipelines = try database.pipelines()
         try pipelines.requireProcessors(named: processor)
+        if let run, try await !store.runs(limit: nil).contains(where: { $0.id == run }) {
+            throw RederiveError(.unknownName, "no run \(run) in \(database.databaseName); `\(database.environment.invocation) history` lists its runs")
+        }
         let filter = FailureFilter(processors: processor.isEmpty ? nil : Set(processor), runID: run)
         var failures: [RecordFailure] = []
         for pipeline in pipelines {

@@ -17,18 +17,39 @@ struct RunSafetyOptions: ParsableArguments {
     @Option(help: ArgumentHelp("With --dry-run, derive only the first N stale records.", valueName: "N"))
     var sample: Int?
 
+    @Flag(help: "With --dry-run, list every failure a run would record, not only counts and a few examples.")
+    var verbose = false
+
     func validate() throws {
         if let sample, sample < 1 { throw ValidationError("--sample must be at least 1") }
         if sample != nil, !dryRun { throw ValidationError("--sample needs --dry-run") }
+        if verbose, !dryRun { throw ValidationError("--verbose needs --dry-run") }
         if dryRun, backup { throw ValidationError("--dry-run writes nothing; it takes no --backup") }
         if keepBackups < 1 { throw ValidationError("--keep-backups must be at least 1") }
     }
 
-    /// Takes the backup `--backup` asks for, before the database is opened for writing.
-    func backUpIfAsked(_ database: String, console: Console) async throws {
-        guard backup, FileManager.default.fileExists(atPath: database) else { return }
-        let report = try await BackupRotation(database: database, keep: keepBackups).backUp()
+    /// Takes the backup `--backup` asks for, before the database is opened for writing, and says that
+    /// it did; a database where nothing is stale is not backed up, and that is said instead.
+    func backUpIfAsked(_ database: DatabaseOptions, console: Console) async throws {
+        let path = database.databasePath
+        guard backup, FileManager.default.fileExists(atPath: path) else { return }
+        if try await !hasWork(database) {
+            console.errorLine("no backup taken: nothing is stale in \(database.databaseName), so the run writes nothing")
+            return
+        }
+        let report = try await BackupRotation(database: path, keep: keepBackups).backUp()
         console.errorLine("backed up to \(report.path)")
+    }
+
+    /// Whether a run could write: some record of a pipeline is not up to date for some processor.
+    /// Read without preparing anything; a database not prepared yet has work.
+    private func hasWork(_ database: DatabaseOptions) async throws -> Bool {
+        let store = try await database.openUnprepared()
+        for pipeline in try database.pipelines() {
+            guard try await !store.needsPreparation(pipeline) else { return true }
+            if try await store.status(of: pipeline).contains(where: { $0.upToDate < $0.records }) { return true }
+        }
+        return false
     }
 
     /// Previews the run instead of running it: the store is opened without preparing anything.
@@ -38,6 +59,6 @@ struct RunSafetyOptions: ParsableArguments {
         let store = try await database.openUnprepared()
         let dryRun = DryRun(store: store, pipelines: try database.pipelines(), configuration: configuration, sample: sample)
         let report = try await file.run(dryRun, database: database.databaseName, console: console)
-        console.line(DryRunText.render(report))
+        console.line(DryRunText.render(report, verbose: verbose))
     }
 }
