@@ -11,9 +11,9 @@ enum OutputFormat: String, CaseIterable, ExpressibleByArgument {
     /// A header line and one line per row, as RFC 4180 asks, for spreadsheets.
     case csv
 
-    /// `--format`'s help: the values, from the same cases the parser accepts.
+    /// `--format`'s help; ArgumentParser appends the values, from the same cases the parser accepts.
     static var help: ArgumentHelp {
-        ArgumentHelp("How to write the listing: \(allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "format")
+        ArgumentHelp("How to write the listing.", valueName: "format")
     }
 }
 

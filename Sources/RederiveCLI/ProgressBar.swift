@@ -8,6 +8,8 @@ final class ProgressBar: ProgressReporter {
     private let console: Console
     private let width: TerminalWidth
     private let lastDrawn = Mutex<ContinuousClock.Instant?>(nil)
+    /// The length of the line last drawn and the width it was drawn for.
+    private let drawn = Mutex<(length: Int, width: Int)>((0, 0))
 
     /// A bar on `console`; `watchResizes` re-reads the width on SIGWINCH (off in tests, which give
     /// the console's width themselves).
@@ -43,8 +45,21 @@ final class ProgressBar: ProgressReporter {
         }
     }
 
+    /// Redraws the line in place. When the terminal narrowed since the last drawing, terminals that
+    /// reflow (most do, tmux too) have wrapped the old line over several rows, with the cursor on the
+    /// last: those rows are cleared too, so that no piece of the old line stays behind.
     private func draw(_ line: ProgressLine) {
-        console.writeError("\r\u{1B}[2K" + line.text(width: width.current))
+        let columns = width.current
+        let text = line.text(width: columns)
+        drawn.withLock { drawn in
+            var erase = "\r\u{1B}[2K"
+            if columns < drawn.width, drawn.length > columns {
+                let rows = (drawn.length + columns - 1) / columns
+                erase += String(repeating: "\u{1B}[1A\u{1B}[2K", count: rows - 1)
+            }
+            drawn = (text.count, columns)
+            console.writeError(erase + text)
+        }
     }
 }
 

@@ -5,8 +5,8 @@ import Rederive
 ///
 /// A line as wide as the terminal wraps on some terminals, and a wrapped line cannot be redrawn in
 /// place (each redraw would add a screen line), so the line is at most `width - 1` characters. When
-/// it does not fit, the least important fields go first: the records overdue, the rate, the percentage,
-/// the bar (which first shrinks from 30 to 10 cells), time left, and failures. The count of records done
+/// it does not fit, the least important fields go first: the records overdue, the rate, the bar (which
+/// first shrinks from 30 to 10 cells), the percentage, time left, and failures. The count of records done
 /// stays, cut to the width in the narrowest terminals.
 struct ProgressLine {
     var done: Int
@@ -22,7 +22,7 @@ struct ProgressLine {
 
     /// A field of the line, in the order they are dropped when the line is too long: first to go first.
     enum Field: Int, CaseIterable, Comparable {
-        case overdue, rate, percent, bar, timeLeft, failures, count
+        case overdue, rate, bar, percent, timeLeft, failures, count
 
         static func < (left: Field, right: Field) -> Bool { left.rawValue < right.rawValue }
     }

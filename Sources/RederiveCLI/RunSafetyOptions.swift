@@ -34,7 +34,7 @@ struct RunSafetyOptions: ParsableArguments {
         let path = database.databasePath
         guard backup, FileManager.default.fileExists(atPath: path) else { return }
         if try await !hasWork(database) {
-            console.errorLine("no backup taken: nothing is stale in \(database.databaseName), so the run writes nothing")
+            console.errorLine("no backup taken: every record of \(database.databaseName) is up to date, so the run has nothing to write")
             return
         }
         let report = try await BackupRotation(database: path, keep: keepBackups).backUp()

@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+
+/// Per-record lists that can run to thousands of lines are counted by reason, with a few examples,
+/// and listed in full only when asked.
+@Suite("long outputs", .timeLimit(.minutes(5)))
+struct LongOutputTests {
+    @Test func rollbackCountsSkippedRecordsByReason() async throws {
+        try await CommandHarness.withHarness { harness in
+            _ = try await harness.rederive("generate", "--count", "60")
+            #expect(try await harness.rederive("run", "--progress", "none").status == 0)
+            // Every payload changes: every record and processor of run 1 is skipped.
+            try await harness.execute("UPDATE room_scans SET payload = payload || x'00'")
+            let rollback = try await harness.rederive("rollback", "1")
+            #expect(rollback.status == 0)
+            let lines = rollback.output.split(separator: "\n")
+            #expect(lines.first == "rolled back run 1: 0 restored, 360 skipped", "\(rollback.output)")
+            #expect(lines.count == 3, "\(rollback.output)")
+            #expect(lines[1].hasPrefix("  360 skipped, its payload changed since run 1: synthetic-1-"), "\(lines[1])")
+            #expect(lines[1].hasSuffix(" and 357 more"), "\(lines[1])")
+            #expect(lines[2].contains("--verbose"), "\(lines[2])")
+
+            let verbose = try await harness.rederive("rollback", "1", "--verbose")
+            #expect(verbose.output.split(separator: "\n").count == 361, "\(verbose.output.prefix(500))")
+        }
+    }
+
+    @Test func aDryRunSummarisesTheFailuresItWouldRecord() async throws {
+        try await CommandHarness.withHarness { harness in
+            _ = try await harness.rederive("generate", "--count", "200", "--corrupt", "0.2")
+            let dryRun = try await harness.rederive("run", "--dry-run")
+            let failures = try #require(dryRun.output.split(separator: "\n").drop { !$0.hasSuffix("would be recorded:") }.dropFirst().map(String.init) as [String]?)
+            #expect(!failures.isEmpty && failures.count <= 20, "\(dryRun.output)")
+            #expect(failures.last?.contains("--verbose") == true, "\(dryRun.output)")
+            let verbose = try await harness.rederive("run", "--dry-run", "--verbose")
+            let listed = verbose.output.split(separator: "\n").drop { !$0.hasSuffix("would be recorded:") }.dropFirst()
+            let header = try #require(verbose.output.split(separator: "\n").first { $0.hasSuffix("would be recorded:") })
+            #expect(header.hasPrefix("\(listed.count) failures"), "\(header) with \(listed.count) lines")
+            #expect(listed.count > 20)
+        }
+    }
+}
