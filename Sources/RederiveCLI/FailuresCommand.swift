@@ -33,8 +33,19 @@ struct FailuresCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Only failures recorded by this run.", valueName: "id"))
     var run: Int64?
 
-    @Option(help: "Show at most this many entries (all by default).")
+    @Option(help: "Show at most this many entries (all by default, or the first 50 in a table without --verbose).")
     var limit: Int?
+
+    @Flag(help: "In the table, list every entry, not only the first 50.")
+    var verbose = false
+
+    /// Table entries shown without --limit or --verbose: a table of thousands of lines is not read.
+    static let tableEntries = 50
+
+    /// The entries to show at most: --limit, or the table's first entries unless --verbose.
+    var shownLimit: Int? {
+        limit ?? (format == .table && !verbose ? Self.tableEntries : nil)
+    }
 
     /// The grouping asked for, or the format's own.
     var grouping: FailureGrouping {
@@ -56,11 +67,11 @@ struct FailuresCommand: AsyncParsableCommand {
         }
         switch grouping {
         case .processor:
-            let shown = limit.map { Array(failures.prefix($0)) } ?? failures
+            let shown = shownLimit.map { Array(failures.prefix($0)) } ?? failures
             try write(shown, total: failures.count, to: console)
         case .record:
             let groups = FailureGroup.grouping(failures, pipelines: pipelines)
-            let shown = limit.map { Array(groups.prefix($0)) } ?? groups
+            let shown = shownLimit.map { Array(groups.prefix($0)) } ?? groups
             try write(shown, total: groups.count, to: console)
         }
     }
@@ -140,7 +151,10 @@ struct FailuresCommand: AsyncParsableCommand {
         }
         console.line(Format.table(header, rows, numeric: numeric))
         if rows.count < total {
-            console.line("… and \(Format.count(total - rows.count)) more")
+            console.line(
+                "… and \(Format.count(total - rows.count)) more"
+                    + (limit == nil ? "; list every one with --verbose, or --format csv or json" : "")
+            )
         }
     }
 }

@@ -39,4 +39,38 @@ struct LongOutputTests {
             #expect(listed.count > 20)
         }
     }
+
+    @Test func aLongFailuresTableShowsTheFirstFifty() async throws {
+        try await CommandHarness.withHarness { harness in
+            _ = try await harness.rederive("generate", "--count", "600", "--corrupt", "0.2")
+            _ = try await harness.rederive("run", "--progress", "none")
+            let table = try await harness.rederive("failures")
+            let lines = table.output.split(separator: "\n")
+            #expect(lines.count == 52, "\(table.output.prefix(300))")
+            #expect(lines.last?.hasSuffix(" more; list every one with --verbose, or --format csv or json") == true, "\(lines.last ?? "")")
+            let every = try await harness.rederive("failures", "--verbose")
+            let csv = try await harness.rederive("failures", "--format", "csv", "--group", "record")
+            #expect(every.output.split(separator: "\n").count == csv.output.split(separator: "\n").count)
+            #expect(every.output.split(separator: "\n").count > 60)
+        }
+    }
+
+    @Test func importNamesTheFirstSkippedFilesAndCountsTheRest() async throws {
+        try await CommandHarness.withHarness { harness in
+            let directory = harness.directory.appendingPathComponent("exports")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            for index in 0..<25 {
+                try Data("{ not json".utf8).write(to: directory.appendingPathComponent(String(format: "broken-%02d.json", index)))
+            }
+            try Data("{}".utf8).write(to: directory.appendingPathComponent("fine.json"))
+            let outcome = try await harness.rederive("import", directory.path)
+            #expect(outcome.status == 3)
+            let lines = outcome.errors.split(separator: "\n")
+            #expect(lines.count == 21, "\(outcome.errors)")
+            #expect(lines.last == "rederive: 5 more files skipped, not named here; name every one with --verbose", "\(outcome.errors)")
+            #expect(outcome.output.hasPrefix("imported 1 of 26 files into room_scans"), "\(outcome.output)")
+            let verbose = try await harness.rederive("import", directory.path, "--verbose")
+            #expect(verbose.errors.split(separator: "\n").count == 25, "\(verbose.errors)")
+        }
+    }
 }
