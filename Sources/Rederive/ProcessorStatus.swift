@@ -28,6 +28,9 @@ public struct ProcessorStatus: Sendable, Hashable, Codable {
         self.failed = failed
     }
 
+    /// Records a run derives unless asked to retry failures: the stale ones.
+    public var pending: Int { stale }
+
     /// How many records are in `state`.
     public func count(_ state: RecordState) -> Int {
         switch state {
