@@ -73,4 +73,20 @@ struct LongOutputTests {
             #expect(verbose.errors.split(separator: "\n").count == 25, "\(verbose.errors)")
         }
     }
+
+    @Test func verifyShowsTheFirstDifferencesOfEachColumn() async throws {
+        try await CommandHarness.withHarness { harness in
+            _ = try await harness.rederive("generate", "--count", "30")
+            _ = try await harness.rederive("run", "--progress", "none")
+            try await harness.execute("UPDATE room_scans_derived SET wall_count = 99")
+            let table = try await harness.rederive("verify")
+            #expect(table.status == 4)
+            let lines = table.output.split(separator: "\n")
+            #expect(lines.filter { $0.contains("wall_count") }.count == 5, "\(table.output)")
+            #expect(lines.contains("… and 25 more; list every one with --verbose or --format json"), "\(table.output)")
+            #expect(lines.last == "verified 30 records: 30 values of 30 records differ", "\(table.output)")
+            let every = try await harness.rederive("verify", "--verbose")
+            #expect(every.output.split(separator: "\n").filter { $0.contains("wall_count") }.count == 30)
+        }
+    }
 }
