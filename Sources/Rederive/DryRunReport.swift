@@ -15,6 +15,12 @@ public struct DryRunReport: Sendable, Hashable {
     /// An empty report, which a ``DryRun`` fills.
     public init() {}
 
+    /// Records of ``examined`` that at least one processor would fail: a run would leave them
+    /// ``RecordState/failed`` for that processor instead of up to date.
+    public var failingRecords: Int {
+        Set(failures.map { "\($0.pipeline)\u{0}\($0.recordID)" }).count
+    }
+
     /// How many records a dependent processor would derive again only because its inputs change.
     public struct Cascade: Sendable, Hashable {
         /// The pipeline the processor belongs to.

@@ -1,4 +1,5 @@
-/// How current one processor's values are across its pipeline's records.
+/// How current one processor's values are across its pipeline's records: how many records are in each
+/// ``RecordState``. The states are disjoint, so `upToDate + stale + failed == records`.
 public struct ProcessorStatus: Sendable, Hashable, Codable {
     /// The pipeline the processor belongs to.
     public let pipeline: String
@@ -8,24 +9,34 @@ public struct ProcessorStatus: Sendable, Hashable, Codable {
     public let version: Int
     /// Records in the pipeline's table.
     public let records: Int
-    /// Records whose values this version derived from their current payload.
+    /// Records in state ``RecordState/upToDate``.
     public let upToDate: Int
-    /// Records that are not up to date, failed ones included.
+    /// Records in state ``RecordState/stale``: neither up to date nor failed, derived by the next run.
     public let stale: Int
-    /// Records whose last attempt at this version and payload failed.
+    /// Records in state ``RecordState/failed``.
     public let failed: Int
 
-    /// Counts for one processor, as a store computes them.
-    public init(pipeline: String, name: String, version: Int, records: Int, upToDate: Int, stale: Int, failed: Int) {
+    /// Counts for one processor, as a store computes them: every record that is neither up to date
+    /// nor failed is stale.
+    public init(pipeline: String, name: String, version: Int, records: Int, upToDate: Int, failed: Int) {
         self.pipeline = pipeline
         self.name = name
         self.version = version
         self.records = records
         self.upToDate = upToDate
-        self.stale = stale
+        self.stale = max(0, records - upToDate - failed)
         self.failed = failed
     }
 
-    /// Stale records that a run derives without being asked to retry failures.
-    public var pending: Int { stale - failed }
+    /// Records a run derives unless asked to retry failures: the stale ones.
+    public var pending: Int { stale }
+
+    /// How many records are in `state`.
+    public func count(_ state: RecordState) -> Int {
+        switch state {
+        case .upToDate: upToDate
+        case .stale: stale
+        case .failed: failed
+        }
+    }
 }

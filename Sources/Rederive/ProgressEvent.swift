@@ -50,6 +50,15 @@ public enum ProgressEvent: Sendable, Hashable {
 
         /// Failures so far.
         public var failed: Int { counts.failed }
+
+        /// Time left at the rate so far: zero when every record is done, nil while the rate is not
+        /// known yet.
+        public var estimatedRemaining: Duration? {
+            guard done < total else { return .zero }
+            let rate = self.rate
+            guard rate > 0 else { return nil }
+            return .milliseconds(Int64(min(Double(total - done) / rate * 1000, 1e15).rounded()))
+        }
     }
 }
 

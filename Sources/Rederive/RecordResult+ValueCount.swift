@@ -17,15 +17,16 @@ extension Pipeline {
             guard values.count != processor.columns.count else { continue }
             return RederiveError(
                 .invalidRegistration,
-                "processor \(processor.name) of pipeline \(pipeline.name) returned \(count(values.count)) for its "
-                    + "\(processor.columns.count) columns (\(processor.columns.map(\.name).joined(separator: ", "))), "
+                "processor \(processor.name) of pipeline \(pipeline.name) returned \(count(values.count, "value")) for its "
+                    + "\(count(processor.columns.count, "column")) (\(processor.columns.map(\.name).joined(separator: ", "))), "
                     + "first on record \(recordID): derive must return one value per declared column, in their order"
             )
         }
         return nil
     }
 
-    private func count(_ values: Int) -> String {
-        values == 1 ? "1 value" : "\(values) values"
+    /// `1 value`, `2 values`.
+    private func count(_ count: Int, _ noun: String) -> String {
+        count == 1 ? "1 \(noun)" : "\(count) \(noun)s"
     }
 }

@@ -9,11 +9,19 @@ public struct Console: Sendable {
     public let writeError: @Sendable (String) -> Void
     /// Whether standard error is a terminal, where a live progress bar makes sense.
     public let isTerminal: Bool
+    /// The terminal's width in columns, read at the moment it is called; nil when not known. The
+    /// progress bar reads it when it starts and whenever the terminal is resized.
+    public let columns: @Sendable () -> Int?
 
-    public init(write: @escaping @Sendable (String) -> Void, writeError: @escaping @Sendable (String) -> Void, isTerminal: Bool) {
+    /// A console that writes with `write` and `writeError`; `columns` tells the terminal's width.
+    public init(
+        write: @escaping @Sendable (String) -> Void, writeError: @escaping @Sendable (String) -> Void, isTerminal: Bool,
+        columns: @escaping @Sendable () -> Int? = { nil }
+    ) {
         self.write = write
         self.writeError = writeError
         self.isTerminal = isTerminal
+        self.columns = columns
     }
 
     /// The process's standard output and standard error.
@@ -21,7 +29,8 @@ public struct Console: Sendable {
         Console(
             write: { text in FileHandle.standardOutput.write(Data(text.utf8)) },
             writeError: { text in FileHandle.standardError.write(Data(text.utf8)) },
-            isTerminal: isatty(STDERR_FILENO) == 1
+            isTerminal: isatty(STDERR_FILENO) == 1,
+            columns: { TerminalWidth.columns(of: STDERR_FILENO) ?? TerminalWidth.columns(of: STDOUT_FILENO) }
         )
     }
 
@@ -32,14 +41,20 @@ public struct Console: Sendable {
 /// A console that keeps what is written, for tests.
 public final class CapturedConsole: Sendable {
     private let output = Mutex<(out: String, err: String)>(("", ""))
+    private let columns: Int?
 
-    public init() {}
+    /// A console that keeps what is written; `columns` is the terminal width it reports, if any.
+    public init(columns: Int? = nil) {
+        self.columns = columns
+    }
 
     public var console: Console {
-        Console(
+        let columns = self.columns
+        return Console(
             write: { text in self.output.withLock { $0.out += text } },
             writeError: { text in self.output.withLock { $0.err += text } },
-            isTerminal: false
+            isTerminal: false,
+            columns: { columns }
         )
     }
 

@@ -47,7 +47,7 @@ struct DemoCommand: AsyncParsableCommand {
             return status
         }
 
-        console.line("rederive demo: \(Format.count(count)) synthetic scans for pipeline \"\(pipeline.name)\" in \(options.databaseName), 2% broken on purpose.")
+        console.line("rederive demo: \(Format.count(count, "synthetic scan")) for pipeline \"\(pipeline.name)\" in \(options.databaseName), 2% broken on purpose.")
         _ = try await step("make a corpus", ["generate", "--count", String(count), "--seed", "7", "--corrupt", "0.02"])
         let firstRun = try await step("derive every stale record", ["run"])
         _ = try await step("where every processor stands", ["status"])

@@ -3,8 +3,14 @@ import Rederive
 
 /// A dry run's report as text for people.
 enum DryRunText {
-    static func render(_ report: DryRunReport) -> String {
-        var lines = ["dry run: derived \(Format.count(report.examined)) of \(Format.count(report.pending)) stale records; nothing was written"]
+    /// The report as lines; the failures a run would record are summarised by processor and kind
+    /// unless `verbose`.
+    static func render(_ report: DryRunReport, verbose: Bool = false) -> String {
+        let failing = report.failingRecords
+        var lines = [
+            "dry run: derived \(Format.count(report.examined)) of \(Format.count(report.pending, "stale record"))"
+                + (failing > 0 ? ", of which \(Format.count(failing)) would fail" : "") + "; nothing was written",
+        ]
         lines.append(Format.table(
             ["column", "processor", "derived", "would change", "summary"],
             report.columns.map { column in
@@ -13,15 +19,19 @@ enum DryRunText {
             numeric: [2, 3]
         ))
         for cascade in report.cascades {
-            lines.append("cascade: \(cascade.processor) would run again for \(Format.count(cascade.records)) records that are not stale for it, because its inputs change")
+            lines.append("cascade: \(cascade.processor) would run again for \(Format.count(cascade.records, "record")) that \(cascade.records == 1 ? "is" : "are") not stale for it, because its inputs change")
         }
         if report.failures.isEmpty {
             lines.append("no failures would be recorded")
         } else {
-            lines.append("\(Format.count(report.failures.count)) failures would be recorded:")
-            for failure in report.failures {
-                lines.append("  \(failure.key ?? "#\(failure.recordID)")  \(failure.processor)  \(failure.kind.rawValue): \(failure.message)")
-            }
+            lines.append("\(Format.count(report.failures.count)) \(Format.noun(report.failures.count, "failure")) would be recorded:")
+            let failures = RecordListSummary(
+                items: report.failures,
+                reason: { "\($0.processor) \($0.kind.rawValue) failures" },
+                example: { $0.key ?? "#\($0.recordID)" },
+                line: { "\($0.key ?? "#\($0.recordID)")  \($0.processor)  \($0.kind.rawValue): \($0.message)" }
+            )
+            lines += failures.lines(verbose: verbose, hint: "list every failure and its message with --verbose, or in --report PATH.html")
         }
         return lines.joined(separator: "\n")
     }

@@ -17,7 +17,7 @@ struct FailuresCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(help: "table, json or csv.")
+    @Option(help: OutputFormat.help)
     var format: OutputFormat = .table
 
     @Option(help: ArgumentHelp(
@@ -33,11 +33,22 @@ struct FailuresCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Only failures recorded by this run.", valueName: "id"))
     var run: Int64?
 
-    @Option(parsing: .unconditional, help: "Show at most this many entries (all by default).")
+    @Option(parsing: .unconditional, help: "Show at most this many entries (all by default, or the first 50 in a table without --verbose).")
     var limit: Int?
+
+    @Flag(help: "In the table, list every entry, not only the first 50.")
+    var verbose = false
 
     func validate() throws {
         try ValueBounds.records.check(limit, "--limit")
+    }
+
+    /// Table entries shown without --limit or --verbose: a table of thousands of lines is not read.
+    static let tableEntries = 50
+
+    /// The entries to show at most: --limit, or the table's first entries unless --verbose.
+    var shownLimit: Int? {
+        limit ?? (format == .table && !verbose ? Self.tableEntries : nil)
     }
 
     /// The grouping asked for, or the format's own.
@@ -50,6 +61,9 @@ struct FailuresCommand: AsyncParsableCommand {
         let store = try await database.openForReading()
         let pipelines = try database.pipelines()
         try pipelines.requireProcessors(named: processor)
+        if let run, try await !store.runs(limit: nil).contains(where: { $0.id == run }) {
+            throw RederiveError(.unknownName, "no run \(run) in \(database.databaseName); `\(database.environment.invocation) history` lists its runs")
+        }
         let filter = FailureFilter(processors: processor.isEmpty ? nil : Set(processor), runID: run)
         var failures: [RecordFailure] = []
         for pipeline in pipelines {
@@ -57,11 +71,11 @@ struct FailuresCommand: AsyncParsableCommand {
         }
         switch grouping {
         case .processor:
-            let shown = limit.map { Array(failures.prefix($0)) } ?? failures
+            let shown = shownLimit.map { Array(failures.prefix($0)) } ?? failures
             try write(shown, total: failures.count, to: console)
         case .record:
             let groups = FailureGroup.grouping(failures, pipelines: pipelines)
-            let shown = limit.map { Array(groups.prefix($0)) } ?? groups
+            let shown = shownLimit.map { Array(groups.prefix($0)) } ?? groups
             try write(shown, total: groups.count, to: console)
         }
     }
@@ -141,7 +155,10 @@ struct FailuresCommand: AsyncParsableCommand {
         }
         console.line(Format.table(header, rows, numeric: numeric))
         if rows.count < total {
-            console.line("… and \(Format.count(total - rows.count)) more")
+            console.line(
+                "… and \(Format.count(total - rows.count)) more"
+                    + (limit == nil ? "; list every one with --verbose, or --format csv or json" : "")
+            )
         }
     }
 }

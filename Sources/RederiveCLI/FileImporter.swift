@@ -20,6 +20,8 @@ package struct FileImporter: Sendable {
     package var library: InflateLibrary = .preferred
     /// The compression level, zlib's 0 to 9.
     package var level: Int32 = 6
+    /// Invalid files named one per line, at most; the rest are only counted (nil: every one).
+    package var listedSkips: Int? = 20
 
     package init(files: [ImportFile], parallelism: Int, level: Int32 = 6, library: InflateLibrary = .preferred) {
         self.files = files
@@ -45,6 +47,7 @@ package struct FileImporter: Sendable {
             return { index in files[index].prepare(with: compressor) }
         }
         defer { work.cancel() }
+        let listedSkips = listedSkips
         let skipped = Mutex(0)
         let position = Mutex(0)
         let counts = try await withTaskCancellationHandler {
@@ -58,8 +61,13 @@ package struct FileImporter: Sendable {
                     case .ready(let item):
                         return item
                     case .invalid(let problem):
-                        console.errorLine("rederive: skipped \(file.path): \(problem)")
-                        skipped.withLock { $0 += 1 }
+                        let count = skipped.withLock { count in
+                            count += 1
+                            return count
+                        }
+                        if count <= listedSkips ?? .max {
+                            console.errorLine("rederive: skipped \(file.path): \(problem)")
+                        }
                     case .unreadable(let error):
                         throw error
                     }

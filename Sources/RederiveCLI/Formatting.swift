@@ -14,6 +14,16 @@ enum Format {
         return (value < 0 ? "-" : "") + grouped
     }
 
+    /// `1 record`, `1,204 records`: a count with its noun, singular or plural as the count asks.
+    static func count(_ value: Int, _ singular: String, plural: String? = nil) -> String {
+        "\(count(value)) \(noun(value, singular, plural: plural))"
+    }
+
+    /// `record` for one, `records` for any other count.
+    static func noun(_ value: Int, _ singular: String, plural: String? = nil) -> String {
+        value == 1 ? singular : plural ?? singular + "s"
+    }
+
     static func rate(_ perSecond: Double) -> String {
         perSecond >= 100 ? count(Int(perSecond.rounded())) : String(format: "%.1f", perSecond)
     }
@@ -35,8 +45,12 @@ enum Format {
         return hours > 0 ? String(format: "%d:%02d:%02d", hours, minutes, secs) : String(format: "%d:%02d", minutes, secs)
     }
 
-    /// Rows as left-aligned text columns and right-aligned number columns.
+    /// Rows as left-aligned text columns and right-aligned number columns. A cell's line breaks, tabs
+    /// and other control characters are written as escapes (`\n`, `\t`, `\u{1B}`), so that every row
+    /// stays on one line and in its columns.
     static func table(_ header: [String], _ rows: [[String]], numeric: Set<Int> = []) -> String {
+        let header = header.map(tableCell)
+        let rows = rows.map { $0.map(tableCell) }
         let widths = header.indices.map { column in
             ([header] + rows).map { $0[column].count }.max() ?? 0
         }
@@ -48,6 +62,29 @@ enum Format {
             }.joined(separator: "  ").replacing(/\s+$/, with: "")
         }
         return ([render(header)] + rows.map(render)).joined(separator: "\n")
+    }
+
+    /// A table cell's text on one line: control characters as escapes, a backslash doubled only
+    /// when the cell holds an escape, so that ordinary paths read as they are.
+    static func tableCell(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var cell = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": cell += "\\n"
+            case "\r": cell += "\\r"
+            case "\t": cell += "\\t"
+            case "\\": cell += "\\\\"
+            case _ where isControl(scalar): cell += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            default: cell.unicodeScalars.append(scalar)
+            }
+        }
+        return cell
+    }
+
+    /// C0 and C1 control characters, and the line and paragraph separators, which move the cursor.
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.generalCategory == .control || scalar == "\u{2028}" || scalar == "\u{2029}"
     }
 
     /// `record 17 (12 s), record 40 (11 s)`: records derived for longer than the timeout.

@@ -41,7 +41,7 @@ struct GenerateCommand: AsyncParsableCommand {
         let corpus = SyntheticCorpus(source: source, pipeline: pipeline, seed: seed, corruptFraction: corrupt)
         let outcome = try await corpus.write(count: count, to: store)
         environment.console.line(
-            "generated \(Format.count(count)) records in \(pipeline.table) (seed \(seed)): "
+            "generated \(Format.count(count, "record")) in \(pipeline.table) (seed \(seed)): "
                 + "\(Format.count(outcome.counts.inserted)) new, \(Format.count(outcome.counts.replaced)) replaced, "
                 + "\(Format.count(outcome.counts.unchanged)) unchanged; \(Format.count(outcome.brokenTotal)) deliberately broken"
         )

@@ -12,7 +12,7 @@ struct HistoryCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(help: "table or json.")
+    @Option(help: OutputFormat.help)
     var format: OutputFormat = .table
 
     @Option(parsing: .unconditional, help: "Show at most this many runs.")
@@ -37,7 +37,16 @@ struct HistoryCommand: AsyncParsableCommand {
                     "failed": run.counts.failed, "skipped": run.counts.skipped,
                 ] as [String: Any]
             })
-        case .table, .csv:
+        case .csv:
+            console.csv(
+                ["id", "startedAt", "endedAt", "status", "derived", "unchanged", "failed", "skipped", "processors"],
+                runs.map { run in
+                    [String(run.id), isoTimestamp(run.startedAt), run.endedAt.map(isoTimestamp) ?? "", run.status.rawValue,
+                     String(run.counts.derived), String(run.counts.unchanged), String(run.counts.failed), String(run.counts.skipped),
+                     run.processors.map { "\($0.name) v\($0.version)" }.joined(separator: ";")]
+                }
+            )
+        case .table:
             guard !runs.isEmpty else {
                 console.line("no runs yet")
                 return

@@ -31,6 +31,9 @@ struct ImportCommand: AsyncParsableCommand {
     ))
     var level: Int = 6
 
+    @Flag(help: "Name every file that is skipped, not only the first 20.")
+    var verbose = false
+
     @Argument(help: ArgumentHelp("JSON files or directories that hold them.", valueName: "path"))
     var paths: [String]
 
@@ -59,7 +62,8 @@ struct ImportCommand: AsyncParsableCommand {
 
     private func importFiles(_ files: [ImportFile], into pipeline: Pipeline, console: Console) async throws {
         let store = try await database.openPreparing(creating: true)
-        let importer = FileImporter(files: files, parallelism: parallel, level: Int32(level))
+        var importer = FileImporter(files: files, parallelism: parallel, level: Int32(level))
+        importer.listedSkips = verbose ? nil : importer.listedSkips
         let task = Task { try await importer.run(into: store, pipeline: pipeline, console: console) }
         let signals = SignalCancellation(
             cancelling: task, console: console, announcement: "stopping; nothing of this import will be written"
@@ -75,10 +79,13 @@ struct ImportCommand: AsyncParsableCommand {
         let counts = outcome.counts
         let skipped = outcome.skipped
         console.line(
-            "imported \(files.count - skipped) of \(files.count) files into \(pipeline.table): "
+            "imported \(Format.count(files.count - skipped)) of \(Format.count(files.count, "file")) into \(pipeline.table): "
                 + "\(counts.inserted) new, \(counts.replaced) replaced, \(counts.unchanged) unchanged"
                 + (skipped > 0 ? ", \(skipped) skipped" : "")
         )
+        if let listed = importer.listedSkips, skipped > listed {
+            console.errorLine("rederive: \(Format.count(skipped - listed, "more file")) skipped, not named here; name every one with --verbose")
+        }
         if skipped > 0 {
             throw ExitCode(ExitStatus.someFailed)
         }

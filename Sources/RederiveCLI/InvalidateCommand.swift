@@ -43,7 +43,7 @@ struct InvalidateCommand: AsyncParsableCommand {
             }
             let marked = try await store.invalidate(pipeline, processors: names, keys: key.isEmpty ? nil : key)
             let which = names ?? pipeline.processors.map(\.name)
-            console.line("marked \(Format.count(marked)) records of \(pipeline.table) stale for \(which.joined(separator: ", "))")
+            console.line("marked \(Format.count(marked, "record")) of \(pipeline.table) stale for \(which.joined(separator: ", "))")
         }
     }
 }

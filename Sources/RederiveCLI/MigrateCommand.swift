@@ -42,9 +42,14 @@ struct MigrateCommand: AsyncParsableCommand {
         let environment = database.environment
         let console = environment.console
         guard let migrator = environment.migrator else {
+            if let to {
+                throw RederiveError(.unknownName, "no schema migration \"\(to)\": none are registered")
+            }
             console.line("no schema migrations are registered")
             return
         }
+        // An unknown target is named before anything is backed up or opened.
+        _ = try migrator.migrations(through: to)
         if backup {
             try database.requireSQLite(for: "migrate --backup", alternative: "back up PostgreSQL with pg_dump")
             if FileManager.default.fileExists(atPath: database.databasePath) {
@@ -73,9 +78,9 @@ struct MigrateCommand: AsyncParsableCommand {
         if outcome.applied.isEmpty {
             console.line("the schema is up to date")
         } else if dryRun {
-            console.line("dry run: \(outcome.applied.count) migrations apply cleanly (rolled back): \(outcome.applied.joined(separator: ", "))")
+            console.line("dry run: \(Format.count(outcome.applied.count, "migration")) \(outcome.applied.count == 1 ? "applies" : "apply") cleanly (rolled back): \(outcome.applied.joined(separator: ", "))")
         } else {
-            console.line("applied \(outcome.applied.count) migrations: \(outcome.applied.joined(separator: ", "))")
+            console.line("applied \(Format.count(outcome.applied.count, "migration")): \(outcome.applied.joined(separator: ", "))")
         }
     }
 }

@@ -1,11 +1,20 @@
 import ArgumentParser
 import Foundation
 
-/// How a listing is written.
+/// How a listing is written. Every command with `--format` writes every one of these, and its help
+/// lists them from this type.
 enum OutputFormat: String, CaseIterable, ExpressibleByArgument {
+    /// Aligned columns for people.
     case table
+    /// One JSON document, for programs.
     case json
+    /// A header line and one line per row, as RFC 4180 asks, for spreadsheets.
     case csv
+
+    /// `--format`'s help; ArgumentParser appends the values, from the same cases the parser accepts.
+    static var help: ArgumentHelp {
+        ArgumentHelp("How to write the listing.", valueName: "format")
+    }
 }
 
 extension Console {

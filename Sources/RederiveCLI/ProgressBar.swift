@@ -2,14 +2,20 @@ import Foundation
 import Rederive
 import Synchronization
 
-/// A live bar on standard error: done/total, rate, time left and failures so far.
+/// A live bar on standard error: done/total, rate, time left and failures so far, on one line that
+/// fits the terminal's width (``ProgressLine``), read when the bar starts and on every resize.
 final class ProgressBar: ProgressReporter {
     private let console: Console
+    private let width: TerminalWidth
     private let lastDrawn = Mutex<ContinuousClock.Instant?>(nil)
-    private static let width = 30
+    /// The length of the line last drawn and the width it was drawn for.
+    private let drawn = Mutex<(length: Int, width: Int)>((0, 0))
 
-    init(console: Console) {
+    /// A bar on `console`; `watchResizes` re-reads the width on SIGWINCH (off in tests, which give
+    /// the console's width themselves).
+    init(console: Console, watchResizes: Bool = true) {
         self.console = console
+        width = TerminalWidth(read: console.columns, watchResizes: watchResizes)
     }
 
     func report(_ event: ProgressEvent) {
@@ -19,7 +25,7 @@ final class ProgressBar: ProgressReporter {
         case .started(let runID, let total):
             // The run's header stays on its own line above the bar, which redraws only its own line.
             console.errorLine(PlainProgress.header(runID: runID, total: total))
-            draw(done: 0, total: total, rate: 0, failed: 0, overdue: [])
+            draw(ProgressLine(done: 0, total: total, rate: 0, failed: 0))
         case .advanced(let progress):
             let now = ContinuousClock.now
             let due = lastDrawn.withLock { last in
@@ -28,26 +34,32 @@ final class ProgressBar: ProgressReporter {
                 return true
             }
             if due || progress.done == progress.total || !progress.overdue.isEmpty {
-                draw(done: progress.done, total: progress.total, rate: progress.rate, failed: progress.failed, overdue: progress.overdue)
+                draw(ProgressLine(
+                    done: progress.done, total: progress.total, rate: progress.rate, failed: progress.failed,
+                    overdue: progress.overdue
+                ))
             }
         case .finished:
+            width.stop()
             console.writeError("\n")
         }
     }
 
-    private func draw(done: Int, total: Int, rate: Double, failed: Int, overdue: [InFlightRecord]) {
-        let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 1
-        let filled = Int((fraction * Double(Self.width)).rounded(.down))
-        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: Self.width - filled)
-        let remaining = rate > 0 ? Double(total - done) / rate : .infinity
-        var text = "\(bar) \(Format.count(done))/\(Format.count(total)) "
-        text += String(format: "%3.0f%%", fraction * 100)
-        text += "  \(Format.rate(rate)) rec/s  ETA \(done >= total ? "0:00" : Format.clock(remaining))"
-        text += "  failures \(Format.count(failed))"
-        if !overdue.isEmpty {
-            text += "  overdue: \(Format.overdue(overdue))"
+    /// Redraws the line in place. When the terminal narrowed since the last drawing, terminals that
+    /// reflow (most do, tmux too) have wrapped the old line over several rows, with the cursor on the
+    /// last: those rows are cleared too, so that no piece of the old line stays behind.
+    private func draw(_ line: ProgressLine) {
+        let columns = width.current
+        let text = line.text(width: columns)
+        drawn.withLock { drawn in
+            var erase = "\r\u{1B}[2K"
+            if columns < drawn.width, drawn.length > columns {
+                let rows = (drawn.length + columns - 1) / columns
+                erase += String(repeating: "\u{1B}[1A\u{1B}[2K", count: rows - 1)
+            }
+            drawn = (text.count, columns)
+            console.writeError(erase + text)
         }
-        console.writeError("\r\u{1B}[2K" + text)
     }
 }
 
@@ -101,7 +113,7 @@ final class PlainProgress: ProgressReporter {
 extension PlainProgress {
     /// The line that opens a run: `run 4: 1,000 records to derive`.
     static func header(runID: Int64, total: Int) -> String {
-        "run \(runID): \(Format.count(total)) records to derive"
+        "run \(runID): \(Format.count(total, "record")) to derive"
     }
 }
 
@@ -124,6 +136,7 @@ final class JSONLinesProgress: ProgressReporter {
                 "event": "progress", "runId": progress.runID, "pipeline": progress.pipeline,
                 "done": progress.done, "total": progress.total, "failed": progress.failed,
                 "rate": (progress.rate * 10).rounded() / 10,
+                "etaSeconds": progress.estimatedRemaining.map { ($0.secondsValue * 10).rounded() / 10 } ?? NSNull(),
                 "overdue": progress.overdue.map { ["recordId": $0.recordID, "seconds": Int($0.elapsed.secondsValue)] },
             ]
         case .finished(let summary):

@@ -120,6 +120,11 @@ public struct RederiveCommand: AsyncParsableCommand {
     public static func execute(_ arguments: [String], in environment: CommandEnvironment) async -> Int32 {
         await CommandEnvironment.$scoped.withValue(environment) {
             let console = environment.console
+            let commands = subcommands.map { $0.configuration.commandName ?? "\($0)".lowercased() }
+            if let unknown = UnknownCommand.check(arguments, commands: commands) {
+                console.errorLine("rederive: \(unknown)")
+                return ExitStatus.usage
+            }
             do {
                 var command = try await asyncParseAsRoot(arguments)
                 if var asyncCommand = command as? any AsyncParsableCommand {

@@ -28,7 +28,7 @@ struct ResetCommand: AsyncParsableCommand {
         let store = try await database.openForWriting()
         for pipeline in pipelines {
             let records = try await store.reset(pipeline)
-            console.line("reset \(Format.count(records)) records of \(pipeline.table): derived values back to their defaults, payloads untouched")
+            console.line("reset \(Format.count(records, "record")) of \(pipeline.table): derived values back to their defaults, payloads untouched")
         }
     }
 }

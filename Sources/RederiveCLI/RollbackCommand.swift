@@ -10,7 +10,7 @@ struct RollbackCommand: AsyncParsableCommand {
         abstract: "Restore the values and stamps that a run replaced.",
         discussion: """
             Records whose payload changed since the run, or that a later run derived again, are skipped and \
-            listed. Only the newest runs keep what they replaced (20 by default). Restored stamps keep their \
+            counted by reason, with a few examples (every one with --verbose). Only the newest runs keep what they replaced (20 by default). Restored stamps keep their \
             old versions, so a processor whose version moved on is stale again for those records.
             """
     )
@@ -20,13 +20,22 @@ struct RollbackCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The run to roll back (see `rederive history`).", valueName: "run"))
     var run: Int64
 
+    @Flag(help: "List every skipped record, not only the counts by reason and a few examples.")
+    var verbose = false
+
     func run() async throws {
         let console = database.environment.console
         let store = try await database.openForWriting()
         let report = try await store.rollback(run: run, pipelines: try database.pipelines())
         console.line("rolled back run \(run): \(Format.count(report.restored.count)) restored, \(Format.count(report.skipped.count)) skipped")
-        for entry in report.skipped {
-            console.line("  skipped \(entry.key ?? "#\(entry.recordID)") \(entry.processor): \(entry.reason ?? "")")
+        let skipped = RecordListSummary(
+            items: report.skipped,
+            reason: { "skipped, \($0.reason ?? "for no reason given")" },
+            example: { "\($0.key ?? "#\($0.recordID)") \($0.processor)" },
+            line: { "skipped \($0.key ?? "#\($0.recordID)") \($0.processor): \($0.reason ?? "")" }
+        )
+        for line in skipped.lines(verbose: verbose, hint: "list every skipped record with --verbose") {
+            console.line(line)
         }
     }
 }

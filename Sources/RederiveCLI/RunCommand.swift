@@ -93,7 +93,7 @@ struct RunCommand: AsyncParsableCommand {
         if safety.backup {
             try database.requireSQLite(for: "run --backup", alternative: "back up PostgreSQL with pg_dump")
         }
-        try await safety.backUpIfAsked(database.databasePath, console: console)
+        try await safety.backUpIfAsked(database, console: console)
         var configuration = Runner.Configuration(
             parallelism: parallel,
             batchSize: batchSize,
@@ -151,7 +151,7 @@ struct RunCommand: AsyncParsableCommand {
         if summary.counts.failed > 0, progress != .json {
             let command = [database.environment.invocation, "failures", "--run", String(summary.runID)]
                 + (database.path.map { _ in ["--db", Invocation.quoted(database.databaseName)] } ?? [])
-            console.line("\(Format.count(summary.counts.failed)) records failed; list them with `\(command.joined(separator: " "))`.")
+            console.line("\(Format.count(summary.counts.failed, "record")) failed; list \(summary.counts.failed == 1 ? "it" : "them") with `\(command.joined(separator: " "))`.")
         }
         if summary.status == .interrupted {
             throw ExitCode(ExitStatus.interrupted)

@@ -17,18 +17,45 @@ struct RunSafetyOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("With --dry-run, derive only the first N stale records.", valueName: "N"))
     var sample: Int?
 
+    @Flag(help: "With --dry-run, list every failure a run would record, not only counts and a few examples.")
+    var verbose = false
+
     func validate() throws {
         try ValueBounds.records.check(sample, "--sample")
         if sample != nil, !dryRun { throw ValidationError("--sample needs --dry-run") }
+        if verbose, !dryRun { throw ValidationError("--verbose needs --dry-run") }
         if dryRun, backup { throw ValidationError("--dry-run writes nothing; it takes no --backup") }
         try ValueBounds.backups.check(keepBackups, "--keep-backups")
     }
 
-    /// Takes the backup `--backup` asks for, before the database is opened for writing.
-    func backUpIfAsked(_ database: String, console: Console) async throws {
-        guard backup, FileManager.default.fileExists(atPath: database) else { return }
-        let report = try await BackupRotation(database: database, keep: keepBackups).backUp()
+    /// Takes the backup `--backup` asks for, before the database is opened for writing, and says that
+    /// it did; a database where nothing is stale is not backed up, and that is said instead.
+    func backUpIfAsked(_ database: DatabaseOptions, console: Console) async throws {
+        let path = database.databasePath
+        guard backup, FileManager.default.fileExists(atPath: path) else { return }
+        if try await !hasWork(database) {
+            console.errorLine("no backup taken: every record of \(database.databaseName) is up to date, so the run has nothing to write")
+            return
+        }
+        let report = try await BackupRotation(database: path, keep: keepBackups).backUp()
         console.errorLine("backed up to \(report.path)")
+    }
+
+    /// Whether a run could write: some record of a pipeline is not up to date for some processor.
+    /// Read without changing anything; a database not prepared yet, or prepared by an older rederive,
+    /// has work. `run --backup` is SQLite's alone.
+    private func hasWork(_ database: DatabaseOptions) async throws -> Bool {
+        let store: SQLiteStore
+        do {
+            store = try SQLiteStore.openForReading(path: database.databasePath, busyTimeout: database.busyTimeout, allowingUnprepared: true)
+        } catch let error as RederiveError where error.code == .schemaMismatch {
+            return true
+        }
+        for pipeline in try database.pipelines() {
+            guard try await !store.needsPreparation(pipeline) else { return true }
+            if try await store.status(of: pipeline).contains(where: { $0.upToDate < $0.records }) { return true }
+        }
+        return false
     }
 
     /// Previews the run instead of running it: the store is opened read-only.
@@ -36,6 +63,6 @@ struct RunSafetyOptions: ParsableArguments {
         let store = try await database.openForReading()
         let dryRun = DryRun(store: store, pipelines: try database.pipelines(), configuration: configuration, sample: sample)
         let report = try await file.run(dryRun, database: database.databaseName, console: console)
-        console.line(DryRunText.render(report))
+        console.line(DryRunText.render(report, verbose: verbose))
     }
 }

@@ -8,17 +8,14 @@ struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Show, for each processor, what it derives from and how many records are up to date, stale and failed.",
-        discussion: "Stale counts every record that is not up to date, failed ones included."
+        discussion: "Each record is in one state per processor, so the counts add up to the records. "
+            + RecordState.allCases.map { "\($0.name): \($0.definition)." }.joined(separator: " ")
     )
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(help: "table or json.")
+    @Option(help: OutputFormat.help)
     var format: OutputFormat = .table
-
-    func validate() throws {
-        if format == .csv { throw ValidationError("status is written as table or json") }
-    }
 
     func run() async throws {
         let console = database.environment.console
@@ -51,18 +48,26 @@ struct StatusCommand: AsyncParsableCommand {
                     ] as [String: Any]
                 },
             ] as [String: Any])
-        case .table, .csv:
-            console.line("\(database.databaseName): \(Format.count(records)) records")
-            console.line(Format.table(
-                ["pipeline", "processor", "version", "derives from", "up to date", "stale", "failed"],
+        case .csv:
+            console.csv(
+                ["pipeline", "processor", "version", "derivesFrom", "records", "upToDate", "stale", "failed"],
                 zip(statuses, sources).map { status, sources in
-                    [status.pipeline, status.name, String(status.version), sources.joined(separator: ", "),
-                     Format.count(status.upToDate), Format.count(status.stale), Format.count(status.failed)]
+                    [status.pipeline, status.name, String(status.version), sources.joined(separator: ";"), String(status.records)]
+                        + RecordState.allCases.map { String(status.count($0)) }
+                }
+            )
+        case .table:
+            console.line("\(database.databaseName): \(Format.count(records, "record"))")
+            console.line(Format.table(
+                ["pipeline", "processor", "version", "derives from"] + RecordState.allCases.map(\.name),
+                zip(statuses, sources).map { status, sources in
+                    [status.pipeline, status.name, String(status.version), sources.joined(separator: ", ")]
+                        + RecordState.allCases.map { Format.count(status.count($0)) }
                 },
                 numeric: [2, 4, 5, 6]
             ))
             if !workers.isEmpty {
-                console.line("\(workers.count) workers deriving now:")
+                console.line("\(Format.count(workers.count, "worker")) deriving now:")
                 console.line(Format.table(
                     ["host", "pid", "claimed", "done", "last heartbeat"],
                     workers.map {

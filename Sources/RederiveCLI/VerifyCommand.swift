@@ -25,8 +25,11 @@ struct VerifyCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Verify this many records chosen at random.", valueName: "N"))
     var sample: Int?
 
-    @Option(help: "table or json.")
+    @Option(help: OutputFormat.help)
     var format: OutputFormat = .table
+
+    @Flag(help: "In the table, list every value that differs, not only the first few of each processor and column.")
+    var verbose = false
 
     @Option(parsing: .unconditional, help: "Workers that inflate, decode and derive at once, up to 8 per core.")
     var parallel: Int = ProcessInfo.processInfo.activeProcessorCount
@@ -37,7 +40,6 @@ struct VerifyCommand: AsyncParsableCommand {
     func validate() throws {
         if all, sample != nil { throw ValidationError("choose either --all or --sample") }
         try ValueBounds.records.check(sample, "--sample")
-        if format == .csv { throw ValidationError("verify is written as table or json") }
         try ValueBounds.workers.check(parallel, "--parallel")
         try ValueBounds.payloadMiB.check(maxPayloadSize, "--max-payload-size")
     }
@@ -68,30 +70,67 @@ struct VerifyCommand: AsyncParsableCommand {
                     ] as [String: Any]
                 },
             ] as [String: Any])
-        case .table, .csv:
-            if !report.differences.isEmpty {
+        case .csv:
+            console.csv(
+                ["pipeline", "recordId", "key", "processor", "column", "stored", "derived", "failure", "state"],
+                report.differences.map {
+                    [
+                        $0.pipeline, String($0.recordID), $0.key ?? "", $0.processor, $0.column, $0.stored.description,
+                        $0.derived?.description ?? "", $0.failure ?? "", Self.state($0).name,
+                    ]
+                }
+            )
+        case .table:
+            let shown = verbose ? report.differences : Self.firstOfEachColumn(report.differences)
+            if !shown.isEmpty {
                 console.line(Format.table(
                     ["key", "processor", "column", "stored", "derived", "state"],
-                    report.differences.map {
+                    shown.map {
                         [
                             $0.key ?? "#\($0.recordID)", $0.processor, $0.column, $0.stored.description,
-                            $0.derived?.description ?? "(\($0.failure ?? "failed"))", $0.upToDate ? "up to date" : "stale",
+                            $0.derived?.description ?? "(\($0.failure ?? "failed"))", Self.state($0).name,
                         ]
                     }
                 ))
             }
+            if shown.count < report.differences.count {
+                console.line(
+                    "… and \(Format.count(report.differences.count - shown.count)) more; "
+                        + "list every one with --verbose or --format json"
+                )
+            }
             let differing = Set(report.differences.map { "\($0.pipeline)/\($0.recordID)" }).count
             console.line(
-                "verified \(Format.count(report.records)) records: "
+                "verified \(Format.count(report.records, "record")): "
                     + (report.differences.isEmpty
                         ? "every stored value matches"
-                        : "\(Format.count(report.differences.count)) values of \(Format.count(differing)) records differ")
-                    + (report.notDerived > 0 ? " (\(Format.count(report.notDerived)) processor values never derived, not compared)" : "")
+                        : "\(Format.count(report.differences.count, "value")) of \(Format.count(differing, "record")) \(report.differences.count == 1 ? "differs" : "differ")")
+                    + (report.notDerived > 0 ? " (\(Format.count(report.notDerived, "processor value")) never derived, not compared)" : "")
             )
         }
         if !report.differences.isEmpty {
             throw ExitCode(ExitStatus.mismatch)
         }
+    }
+
+    /// Differences beyond this many of one processor's column are counted, not listed, in the table.
+    static let examplesPerColumn = 5
+
+    /// The first few differences of each processor's column, in the report's order: a change that
+    /// touches every record reads as a few lines, and every column that differs is shown.
+    static func firstOfEachColumn(_ differences: [Verifier.Difference]) -> [Verifier.Difference] {
+        var shown: [String: Int] = [:]
+        return differences.filter { difference in
+            let column = "\(difference.pipeline)\u{0}\(difference.processor)\u{0}\(difference.column)"
+            shown[column, default: 0] += 1
+            return shown[column]! <= examplesPerColumn
+        }
+    }
+
+    /// The record's state for the processor when it was verified: a stored value of a stale record
+    /// differs until the next run.
+    static func state(_ difference: Verifier.Difference) -> RecordState {
+        difference.upToDate ? .upToDate : .stale
     }
 
     /// A value as JSON: numbers, strings and null as themselves, blobs as base64.

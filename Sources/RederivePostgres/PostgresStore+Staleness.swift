@@ -129,7 +129,7 @@ extension PostgresStore {
             for (processor, upToDate) in zip(pipeline.processors, counts) {
                 statuses.append(ProcessorStatus(
                     pipeline: pipeline.name, name: processor.name, version: processor.version, records: records,
-                    upToDate: upToDate, stale: records - upToDate,
+                    upToDate: upToDate,
                     failed: try await Self.failedCount(pipeline, processor, connection, logger)
                 ))
             }

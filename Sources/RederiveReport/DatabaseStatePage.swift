@@ -34,26 +34,39 @@ public enum DatabaseStatePage {
     private static func processors(_ state: DatabaseState) -> String {
         var html = "<h2>Processors</h2>"
         let rows = state.status.map { status in
-            (label: "\(status.name) v\(status.version)", segments: [
-                SVGChart.Segment(cssClass: "ok", value: status.upToDate, name: "up to date"),
-                SVGChart.Segment(cssClass: "stale", value: status.pending, name: "stale"),
-                SVGChart.Segment(cssClass: "fail", value: status.failed, name: "failed"),
-            ])
+            (label: "\(status.name) v\(status.version)", segments: RecordState.allCases.map { state in
+                SVGChart.Segment(cssClass: cssClass(state), value: status.count(state), name: state.name)
+            })
         }
         html += ReportPage.figure(
-            SVGChart.stackedRows(rows, kind: "status", label: "records per processor: up to date, stale, failed"),
+            SVGChart.stackedRows(
+                rows, kind: "status",
+                label: "records per processor: " + RecordState.allCases.map(\.name).joined(separator: ", ")
+            ),
             caption: "Share of each processor's records.",
-            legend: [("ok", "up to date"), ("stale", "stale"), ("fail", "failed")]
+            legend: RecordState.allCases.map { (cssClass($0), $0.name) }
         )
         html += ReportPage.table(
-            ["pipeline", "processor", "version", "records", "up to date", "stale", "failed"],
-            state.status.map {
-                [$0.pipeline, $0.name, "v\($0.version)", ReportNumber.count($0.records), ReportNumber.count($0.upToDate),
-                 ReportNumber.count($0.pending), ReportNumber.count($0.failed)]
+            ["pipeline", "processor", "version", "records"] + RecordState.allCases.map(\.name),
+            state.status.map { status in
+                [status.pipeline, status.name, "v\(status.version)", ReportNumber.count(status.records)]
+                    + RecordState.allCases.map { ReportNumber.count(status.count($0)) }
             },
             numeric: [3, 4, 5, 6], kind: "status"
         )
-        return html + ReportPage.note("Stale counts records a run would derive; failed ones are retried when their payload or the processor's version changes, or with run --retry-failed.")
+        return html + ReportPage.note(
+            "Each record is in one state per processor: "
+                + RecordState.allCases.map { "\($0.name): \($0.definition)." }.joined(separator: " ")
+        )
+    }
+
+    /// The chart colour of a state.
+    private static func cssClass(_ state: RecordState) -> String {
+        switch state {
+        case .upToDate: "ok"
+        case .stale: "stale"
+        case .failed: "fail"
+        }
     }
 
     private static func runs(_ state: DatabaseState) -> String {

@@ -98,6 +98,7 @@ public struct DryRunPage: Sendable {
                 ("pipeline", pipelines.map(\.name).joined(separator: ", ")),
                 ("records derived", "\(ReportNumber.count(report.examined)) of \(ReportNumber.count(report.pending)) stale"
                     + (sampleLimit.map { " (sample of \(ReportNumber.count($0)))" } ?? "")),
+                ("records that would fail", ReportNumber.count(report.failingRecords)),
                 ("values that would change", ReportNumber.count(report.columns.reduce(0) { $0 + $1.changed })),
                 ("failures", ReportNumber.count(report.failures.count)),
                 ("made", ReportPage.timestamp(now) + String(format: " in %.1f s", seconds)),

@@ -39,7 +39,7 @@ extension SQLiteStore {
             try await prepare(pipeline)
             let statuses = try await status(of: pipeline)
                 .filter { configuration.processors?.contains($0.name) ?? true }
-            pending += statuses.map { configuration.retryFailed ? $0.stale : $0.pending }.max() ?? 0
+            pending += statuses.map { configuration.retryFailed ? $0.stale + $0.failed : $0.stale }.max() ?? 0
         }
         guard pending > 0 else {
             return LaunchReport(migrations: applied, run: nil)

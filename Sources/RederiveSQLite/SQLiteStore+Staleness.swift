@@ -65,7 +65,6 @@ extension SQLiteStore {
                     version: processor.version,
                     records: records,
                     upToDate: upToDate,
-                    stale: records - upToDate,
                     failed: try Self.failedCount(db, pipeline, processor)
                 )
             }

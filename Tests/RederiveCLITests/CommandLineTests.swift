@@ -49,7 +49,7 @@ struct CommandLineTests {
             let key = (RealExports.names[2] as NSString).deletingPathExtension
             let marked = try await harness.rederive("invalidate", "--processor", "wall_metrics", "--key", key)
             #expect(marked.status == 0)
-            #expect(marked.output.contains("marked 1 records"))
+            #expect(marked.output.contains("marked 1 record of"))
             let status = try await harness.rederive("status", "--format", "json")
             #expect(status.output.contains("\"stale\" : 1"))
             let run = try await harness.rederive("run", "--progress", "json")

@@ -37,11 +37,11 @@ struct MigrateCommandTests {
             await #expect(throws: (any Error).self) { try await harness.rows("SELECT room_name FROM room_scans") }
 
             let applied = try await migrate(harness, ["--to", "add-room-name"], migrations: migrations)
-            #expect(applied.output.contains("applied 1 migrations: add-room-name"))
+            #expect(applied.output.contains("applied 1 migration: add-room-name"))
             let names = try await harness.rows("SELECT DISTINCT room_name FROM room_scans")
             #expect(names == [["unnamed"]])
             let rest = try await migrate(harness, [], migrations: migrations)
-            #expect(rest.output.contains("applied 1 migrations: index-room-name"))
+            #expect(rest.output.contains("applied 1 migration: index-room-name"))
             let done = try await migrate(harness, [], migrations: migrations)
             #expect(done.output.contains("the schema is up to date"))
         }
@@ -96,7 +96,7 @@ struct MigrateCommandTests {
                 .sql("halve-areas", "UPDATE room_scans_derived SET floor_area_sqm = floor_area_sqm / 2", invalidates: ["floor_area"]),
             ]
             let applied = try await migrate(harness, [], migrations: migrations)
-            #expect(applied.output.contains("applied 1 migrations: halve-areas"), "\(applied.errors)")
+            #expect(applied.output.contains("applied 1 migration: halve-areas"), "\(applied.errors)")
             let run = try await harness.rederive("run", "--progress", "none")
             #expect(run.output.contains("13 derived"), "\(run.output)")
             #expect(try await harness.rederive("verify").status == ExitStatus.success)
@@ -122,7 +122,7 @@ struct PostgresMigrateCommandTests {
             #expect(outcome.errors.split(separator: "\n").count == 1)
             await #expect(throws: (any Error).self) { try await harness.rows("SELECT room_name FROM room_scans") }
             let applied = try await MigrateCommandTests().migrate(harness, ["--to", "add-room-name"], migrations: migrations)
-            #expect(applied.output.contains("applied 1 migrations: add-room-name"), "\(applied.errors)")
+            #expect(applied.output.contains("applied 1 migration: add-room-name"), "\(applied.errors)")
         }
     }
 }

@@ -25,3 +25,21 @@ struct ProgressDisplayTests {
         }
     }
 }
+
+extension ProgressDisplayTests {
+    @Test func jsonProgressCarriesTheTimeLeft() async throws {
+        try await CommandHarness.withHarness { harness in
+            _ = try await harness.rederive("import", RealExports.exportsDirectory)
+            let run = try await harness.rederive("run", "--progress", "json", "--batch-size", "4")
+            let events = try run.output.split(separator: "\n").map {
+                try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+            }
+            let progress = events.filter { $0["event"] as? String == "progress" }
+            #expect(progress.count >= 3)
+            for event in progress {
+                #expect(event.keys.contains("etaSeconds"), "\(event)")
+            }
+            #expect((progress.last?["etaSeconds"] as? Double) == 0, "\(progress.last ?? [:])")
+        }
+    }
+}

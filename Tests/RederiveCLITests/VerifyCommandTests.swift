@@ -46,7 +46,7 @@ struct VerifyCommandTests {
             #expect(table.status == ExitStatus.mismatch)
             let line = try #require(table.output.split(separator: "\n").first { $0.contains("wall_count") })
             #expect(line.contains(key) && line.contains("99") && line.contains("\(walls)") && line.contains("up to date"), "\(line)")
-            #expect(table.output.contains("2 values of 1 records differ"), "\(table.output)")
+            #expect(table.output.contains("2 values of 1 record differ"), "\(table.output)")
 
             let json = try await harness.rederive("verify", "--format", "json")
             #expect(json.status == ExitStatus.mismatch)
