@@ -5,7 +5,7 @@ import Logging
 /// processor, record). Nothing is logged without it: progress and the summary say what a person needs.
 struct LoggingOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "Log on standard error at this level and above: trace, debug, info, notice, warning, error or critical.",
+        "Log on standard error at this level and above.",
         valueName: "level"
     ))
     var logLevel: Logger.Level?

@@ -37,7 +37,7 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Also retry records whose last attempt at this version and payload failed.")
     var retryFailed = false
 
-    @Option(help: "Progress display: auto, bar, plain, json or none.")
+    @Option(help: "Progress display: a bar on a terminal and plain lines otherwise (auto), or as named.")
     var progress: ProgressStyle = .auto
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Derive at most this many records per second.", valueName: "records"))

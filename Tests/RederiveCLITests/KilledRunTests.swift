@@ -14,7 +14,7 @@ struct KilledRunTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let database = directory.appendingPathComponent("items.sqlite").path
-        let created = try await RederiveProcess.run(["run", "--db", database, "--progress", "none"], in: directory, program: Self.program)
+        let created = try await RederiveProcess.run(["run", "--create", "--db", database, "--progress", "none"], in: directory, program: Self.program)
         #expect(created.status == 0, "\(created.errors)")
         // 400 records, every tenth of which does not decode.
         try await DatabaseQueue(path: database).write { db in

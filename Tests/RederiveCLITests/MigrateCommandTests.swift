@@ -61,7 +61,7 @@ struct MigrateCommandTests {
             #expect(listed.output.contains("add-room-name  pending"), "\(listed.output)")
             let dryRun = try await migrate(harness, ["--dry-run"], migrations: migrations)
             #expect(dryRun.status == 0, "\(dryRun.errors)")
-            #expect(dryRun.output.contains("dry run: 1 migrations apply cleanly (rolled back): add-room-name"), "\(dryRun.output)")
+            #expect(dryRun.output.contains("dry run: 1 migration applies cleanly (rolled back): add-room-name"), "\(dryRun.output)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: harness.databasePath)) == before)
             #expect(try FileManager.default.contentsOfDirectory(atPath: harness.directory.path) == ["rederive.sqlite"])
         }
