@@ -8,7 +8,7 @@ import Testing
 /// `--parallel` accepted runs a small database to its end.
 @Suite("First interrupt", .serialized, .timeLimit(.minutes(5)))
 struct FirstInterruptTests {
-    static let program = "rederive-trap-fixture"
+    static let program = TrapFixtureCorpus.program
 
     /// The longest a run may take to end after its first SIGINT: the 10 s grace for records in
     /// flight, and ample room for a loaded machine.
@@ -16,23 +16,10 @@ struct FirstInterruptTests {
 
     /// A database of `count` good records, and one that hangs (`k7`) when `hang` is set.
     func withCorpus(count: Int = 31, hang: Bool, _ body: (URL, String) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("rederive-interrupt-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let database = directory.appendingPathComponent("items.sqlite").path
-        let created = try await RederiveProcess.run(["run", "--create", "--db", database, "--progress", "none"], in: directory, program: Self.program)
-        #expect(created.status == 0, "\(created.errors)")
-        try await DatabaseQueue(path: database).write { db in
-            for index in 0..<count {
-                let label = hang && index == 7 ? "hang" : "good-\(index)"
-                try db.execute(
-                    sql: "INSERT INTO items (key, payload) VALUES (?, ?)",
-                    arguments: ["k\(index)", "{\"label\":\"\(label)\",\"values\":[\(index),1,2]}"]
-                )
-            }
+        let payloads = (0..<count).map { index in
+            TrapFixtureCorpus.payload(label: hang && index == 7 ? "hang" : "good-\(index)", index: index)
         }
-        try await body(directory, database)
+        try await TrapFixtureCorpus.with(payloads, body)
     }
 
     /// Waits for `run` to end, at most `bound`; kills it when it does not, so that no test leaves a

@@ -6,66 +6,57 @@ import Testing
 /// process gone, and records it as `interrupted`, with the counts of what it committed.
 @Suite("Killed run", .serialized, .timeLimit(.minutes(5)))
 struct KilledRunTests {
-    static let program = "rederive-trap-fixture"
+    static let program = TrapFixtureCorpus.program
 
     @Test func theNextRunRecordsAKilledRunAsInterruptedWithWhatItCommitted() async throws {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("rederive-killed-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let database = directory.appendingPathComponent("items.sqlite").path
-        let created = try await RederiveProcess.run(["run", "--create", "--db", database, "--progress", "none"], in: directory, program: Self.program)
-        #expect(created.status == 0, "\(created.errors)")
         // 400 records, every tenth of which does not decode.
-        try await DatabaseQueue(path: database).write { db in
-            for index in 0..<400 {
-                let payload = index % 10 == 3 ? "{not json" : "{\"label\":\"good-\(index)\",\"values\":[\(index),1,2]}"
-                try db.execute(sql: "INSERT INTO items (key, payload) VALUES (?, ?)", arguments: ["k\(index)", payload])
-            }
+        let payloads = (0..<400).map { index in
+            index % 10 == 3 ? "{not json" : TrapFixtureCorpus.payload(label: "good-\(index)", index: index)
         }
-
-        // Slowed down, so that it is killed mid-run after a few commits.
-        let killed = try RederiveProcess.start(
-            ["run", "--db", database, "--max-rate", "100", "--batch-size", "10", "--progress", "json"],
-            in: directory, program: Self.program
-        )
-        _ = try await killed.waitForOutput { $0.components(separatedBy: "\"event\":\"progress\"").count > 4 }
-        killed.kill()
-        let outcome = try await killed.wait()
-        #expect(outcome.signaled && outcome.status == SIGKILL, "\(outcome.status): \(outcome.errors)")
-
-        // What the killed run committed, as the database holds it.
-        let queue = try DatabaseQueue(path: database)
-        let (runID, status, failed, handled) = try await queue.read { db in
-            let runID = try Int64.fetchOne(db, sql: "SELECT max(id) FROM rederive_runs") ?? 0
-            return (
-                runID,
-                try String.fetchOne(db, sql: "SELECT status FROM rederive_runs WHERE id = ?", arguments: [runID]),
-                try Int.fetchOne(db, sql: "SELECT count(DISTINCT record_id) FROM rederive_failures WHERE run_id = ?", arguments: [runID]) ?? 0,
-                try Int.fetchOne(db, sql: """
-                    SELECT count(*) FROM (
-                        SELECT record_id FROM rederive_stamps WHERE run_id = ?1
-                        UNION SELECT record_id FROM rederive_failures WHERE run_id = ?1)
-                    """, arguments: [runID]) ?? 0
+        try await TrapFixtureCorpus.with(payloads) { directory, database in
+            // Slowed down, so that it is killed mid-run after a few commits.
+            let killed = try RederiveProcess.start(
+                ["run", "--db", database, "--max-rate", "100", "--batch-size", "10", "--progress", "json"],
+                in: directory, program: Self.program
             )
+            _ = try await killed.waitForOutput { $0.components(separatedBy: "\"event\":\"progress\"").count > 4 }
+            killed.kill()
+            let outcome = try await killed.wait()
+            #expect(outcome.signaled && outcome.status == SIGKILL, "\(outcome.status): \(outcome.errors)")
+
+            // What the killed run committed, as the database holds it.
+            let queue = try DatabaseQueue(path: database)
+            let (runID, status, failed, handled) = try await queue.read { db in
+                let runID = try Int64.fetchOne(db, sql: "SELECT max(id) FROM rederive_runs") ?? 0
+                return (
+                    runID,
+                    try String.fetchOne(db, sql: "SELECT status FROM rederive_runs WHERE id = ?", arguments: [runID]),
+                    try Int.fetchOne(db, sql: "SELECT count(DISTINCT record_id) FROM rederive_failures WHERE run_id = ?", arguments: [runID]) ?? 0,
+                    try Int.fetchOne(db, sql: """
+                        SELECT count(*) FROM (
+                            SELECT record_id FROM rederive_stamps WHERE run_id = ?1
+                            UNION SELECT record_id FROM rederive_failures WHERE run_id = ?1)
+                        """, arguments: [runID]) ?? 0
+                )
+            }
+            #expect(status == "running")
+            #expect(handled > 0 && handled < 400, "\(handled) records handled")
+            #expect(failed > 0, "the killed run committed no failure")
+
+            let next = try await RederiveProcess.run(["run", "--db", database, "--progress", "none"], in: directory, program: Self.program)
+            #expect(!next.signaled && next.status == 3, "\(next.status): \(next.errors)")
+
+            let history = try await RederiveProcess.run(["history", "--db", database, "--format", "json"], in: directory, program: Self.program)
+            let runs = try #require(try JSONSerialization.jsonObject(with: Data(history.output.utf8)) as? [[String: Any]], "\(history.output)")
+            let first = try #require(runs.first { ($0["id"] as? Int).map(Int64.init) == runID }, "\(runs)")
+            #expect(first["status"] as? String == "interrupted", "\(first)")
+            #expect(first["derived"] as? Int == handled - failed, "\(first)")
+            #expect(first["failed"] as? Int == failed, "\(first)")
+            #expect(first["unchanged"] as? Int == 0, "\(first)")
+            #expect(first["endedAt"] is String, "\(first)")
+            let second = try #require(runs.first, "\(runs)")
+            #expect(second["status"] as? String == "completed", "\(second)")
+            #expect((second["derived"] as? Int ?? 0) + (second["failed"] as? Int ?? 0) == 400 - handled, "\(second)")
         }
-        #expect(status == "running")
-        #expect(handled > 0 && handled < 400, "\(handled) records handled")
-        #expect(failed > 0, "the killed run committed no failure")
-
-        let next = try await RederiveProcess.run(["run", "--db", database, "--progress", "none"], in: directory, program: Self.program)
-        #expect(!next.signaled && next.status == 3, "\(next.status): \(next.errors)")
-
-        let history = try await RederiveProcess.run(["history", "--db", database, "--format", "json"], in: directory, program: Self.program)
-        let runs = try #require(try JSONSerialization.jsonObject(with: Data(history.output.utf8)) as? [[String: Any]], "\(history.output)")
-        let first = try #require(runs.first { ($0["id"] as? Int).map(Int64.init) == runID }, "\(runs)")
-        #expect(first["status"] as? String == "interrupted", "\(first)")
-        #expect(first["derived"] as? Int == handled - failed, "\(first)")
-        #expect(first["failed"] as? Int == failed, "\(first)")
-        #expect(first["unchanged"] as? Int == 0, "\(first)")
-        #expect(first["endedAt"] is String, "\(first)")
-        let second = try #require(runs.first, "\(runs)")
-        #expect(second["status"] as? String == "completed", "\(second)")
-        #expect((second["derived"] as? Int ?? 0) + (second["failed"] as? Int ?? 0) == 400 - handled, "\(second)")
     }
 }

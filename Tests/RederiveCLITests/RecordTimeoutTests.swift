@@ -6,28 +6,12 @@ import Testing
 /// executable's label `hang`).
 @Suite("run --timeout", .serialized, .timeLimit(.minutes(5)))
 struct RecordTimeoutTests {
-    static let program = "rederive-trap-fixture"
+    static let program = TrapFixtureCorpus.program
 
     /// A database of 30 good records and one that hangs, `k7`.
     func withCorpus(_ body: (URL, String) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("rederive-timeout-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let database = directory.appendingPathComponent("items.sqlite").path
-        // A first run, with nothing to derive and --create, creates the database and the pipeline's table.
-        let created = try await RederiveProcess.run(["run", "--create", "--db", database, "--progress", "none"], in: directory, program: Self.program)
-        #expect(created.status == 0, "\(created.errors)")
-        try await DatabaseQueue(path: database).write { db in
-            for index in 0..<31 {
-                let label = index == 7 ? "hang" : "good-\(index)"
-                try db.execute(
-                    sql: "INSERT INTO items (key, payload) VALUES (?, ?)",
-                    arguments: ["k\(index)", "{\"label\":\"\(label)\",\"values\":[\(index),1,2]}"]
-                )
-            }
-        }
-        try await body(directory, database)
+        let payloads = (0..<31).map { index in TrapFixtureCorpus.payload(label: index == 7 ? "hang" : "good-\(index)", index: index) }
+        try await TrapFixtureCorpus.with(payloads, body)
     }
 
     @Test func withIsolationTheHungWorkerIsStoppedAndTheRecordFailsWithATimeout() async throws {
