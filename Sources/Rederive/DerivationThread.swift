@@ -26,8 +26,13 @@ final class DerivationThread: Sendable {
     /// Starts the thread unless it is running.
     private func start() {
         guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let thread = Thread { [self] in loop() }
-        thread.name = name
+        // Named from inside, where the system applies it (`top -H`, /proc/PID/task/TID/comm); Linux
+        // refuses a name longer than 15 bytes, and the thread would then have none.
+        let shortName = String(decoding: name.utf8.prefix(15), as: UTF8.self)
+        let thread = Thread { [self] in
+            Thread.current.name = shortName
+            loop()
+        }
         thread.start()
     }
 

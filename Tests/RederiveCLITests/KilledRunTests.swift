@@ -14,9 +14,10 @@ struct KilledRunTests {
             index % 10 == 3 ? "{not json" : TrapFixtureCorpus.payload(label: "good-\(index)", index: index)
         }
         try await TrapFixtureCorpus.with(payloads) { directory, database in
-            // Slowed down, so that it is killed mid-run after a few commits.
+            // Slowed down to 20 s for the whole corpus, so that it is killed mid-run after a few commits
+            // even when this process is slow to read its progress on a loaded machine.
             let killed = try RederiveProcess.start(
-                ["run", "--db", database, "--max-rate", "100", "--batch-size", "10", "--progress", "json"],
+                ["run", "--db", database, "--max-rate", "20", "--batch-size", "10", "--progress", "json"],
                 in: directory, program: Self.program
             )
             _ = try await killed.waitForOutput { $0.components(separatedBy: "\"event\":\"progress\"").count > 4 }
