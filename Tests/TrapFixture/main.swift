@@ -5,7 +5,8 @@ import RederiveCLI
 /// A `rederive` executable for the `run --isolate` and `run --timeout` tests, whose processor traps on
 /// some records the way real bugs do (a force-unwrap of nil, an index out of range, a failed
 /// precondition) and never returns on a record labelled `hang`. A record labelled `environment` fails
-/// with the names of the database variables its process was started with, to show what a worker inherits.
+/// with the names of the variables its process was started with among a few asked about, to show what
+/// a worker inherits.
 struct Item: Decodable, Sendable {
     let label: String
     let values: [Double]
