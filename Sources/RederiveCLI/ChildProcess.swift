@@ -24,10 +24,10 @@ package final class ChildProcess: Sendable {
 
     /// Starts `executable` with `arguments`, its standard input, output and error on the given
     /// descriptors (which the caller still owns and may close), and the parent's environment with
-    /// `environment`'s variables set.
+    /// `environment`'s variables set and the variables whose names `removing` picks left out.
     package init(
         executable: String, arguments: [String], input: Int32, output: Int32, error: Int32,
-        environment: [String: String] = [:]
+        environment: [String: String] = [:], removing: (String) -> Bool = { _ in false }
     ) throws(SpawnError) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -41,7 +41,7 @@ package final class ChildProcess: Sendable {
         var entry = environ
         while let pointer = entry.pointee {
             let text = String(cString: pointer)
-            if let name = text.split(separator: "=", maxSplits: 1).first, environment[String(name)] == nil {
+            if let name = text.split(separator: "=", maxSplits: 1).first.map(String.init), environment[name] == nil, !removing(name) {
                 variables.append(text)
             }
             entry += 1

@@ -24,11 +24,12 @@ public struct Console: Sendable {
         self.columns = columns
     }
 
-    /// The process's standard output and standard error.
+    /// The process's standard output and standard error. A reader that closes its end of a pipe
+    /// (`| head -1`) ends the process quietly, by SIGPIPE, as it ends other command-line tools.
     public static var standard: Console {
         Console(
-            write: { text in FileHandle.standardOutput.write(Data(text.utf8)) },
-            writeError: { text in FileHandle.standardError.write(Data(text.utf8)) },
+            write: { text in StandardStream.output.write(text) },
+            writeError: { text in StandardStream.error.write(text) },
             isTerminal: isatty(STDERR_FILENO) == 1,
             columns: { TerminalWidth.columns(of: STDERR_FILENO) ?? TerminalWidth.columns(of: STDOUT_FILENO) }
         )

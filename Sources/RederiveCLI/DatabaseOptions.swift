@@ -24,6 +24,9 @@ struct DatabaseOptions: ParsableArguments {
     var environment: CommandEnvironment { CommandEnvironment.current }
 
     func validate() throws {
+        if let path, isPostgres, CommandLinePassword.isIn(path) {
+            environment.console.errorLine("rederive: \(CommandLinePassword.warning)")
+        }
         try ValueBounds.busyTimeout.check(busyTimeout, "--busy-timeout")
         if let scheme = unsupportedScheme {
             throw ValidationError(

@@ -50,7 +50,8 @@ final class WorkerProcess {
                         ],
                         input: input.readEnd, output: output.writeEnd, error: errors,
                         // The runtime's one-line reason is enough; a backtrace per crash would be slow and loud.
-                        environment: ["SWIFT_BACKTRACE": "enable=no"]
+                        environment: ["SWIFT_BACKTRACE": "enable=no"],
+                        removing: Self.isDatabaseVariable
                     )
                     return (child, input.writeEnd, output.readEnd)
                 } catch {
@@ -63,6 +64,14 @@ final class WorkerProcess {
             close(errors)
             throw error
         }
+    }
+
+    /// Whether a variable of the parent's environment says how to reach a database, which a worker
+    /// never does: it derives the records it is sent and never connects. libpq's `PG…` variables
+    /// (`$PGPASSWORD`, `$PGPASSFILE`, `$PGSERVICEFILE` and the rest) and `$REDERIVE_DB`, which may hold
+    /// a password, stay with the parent, out of the reach of the processors' code.
+    static func isDatabaseVariable(_ name: String) -> Bool {
+        name.hasPrefix("PG") || name == "REDERIVE_DB"
     }
 
     /// The worker's process id.

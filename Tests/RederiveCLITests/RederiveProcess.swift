@@ -34,9 +34,11 @@ struct RederiveProcess {
     private let errorsPath: String
 
     /// Starts `program arguments`, optionally through a wrapper command (`/bin/sh -c ...`,
-    /// `/usr/bin/setpriv ...`) that ends by running its remaining arguments.
+    /// `/usr/bin/setpriv ...`) that ends by running its remaining arguments, with `environment`'s
+    /// variables added to this process's.
     static func start(
-        _ arguments: [String], wrapper: [String] = [], in directory: URL, program: String = "rederive"
+        _ arguments: [String], wrapper: [String] = [], in directory: URL, program: String = "rederive",
+        environment: [String: String] = [:]
     ) throws -> RederiveProcess {
         let executable = try executable(program).path
         let name = UUID().uuidString
@@ -50,16 +52,17 @@ struct RederiveProcess {
         let child = try ChildProcess(
             executable: wrapper.first ?? executable,
             arguments: wrapper.isEmpty ? arguments : Array(wrapper.dropFirst()) + [executable] + arguments,
-            input: input, output: output, error: errors
+            input: input, output: output, error: errors, environment: environment
         )
         return RederiveProcess(child: child, outputPath: outputPath, errorsPath: errorsPath)
     }
 
-    /// Runs `program arguments` to its end.
+    /// Runs `program arguments` to its end, with `environment`'s variables added to this process's.
     static func run(
-        _ arguments: [String], wrapper: [String] = [], in directory: URL, program: String = "rederive"
+        _ arguments: [String], wrapper: [String] = [], in directory: URL, program: String = "rederive",
+        environment: [String: String] = [:]
     ) async throws -> Outcome {
-        try await start(arguments, wrapper: wrapper, in: directory, program: program).wait()
+        try await start(arguments, wrapper: wrapper, in: directory, program: program, environment: environment).wait()
     }
 
     /// Waits, off the cooperative pool, for the process to end, and reaps it. Call once.

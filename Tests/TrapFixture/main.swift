@@ -4,10 +4,18 @@ import RederiveCLI
 
 /// A `rederive` executable for the `run --isolate` and `run --timeout` tests, whose processor traps on
 /// some records the way real bugs do (a force-unwrap of nil, an index out of range, a failed
-/// precondition) and never returns on a record labelled `hang`.
+/// precondition) and never returns on a record labelled `hang`. A record labelled `environment` fails
+/// with the names of the variables its process was started with among a few asked about, to show what
+/// a worker inherits.
 struct Item: Decodable, Sendable {
     let label: String
     let values: [Double]
+}
+
+/// The failure of a record labelled `environment`: which of the variables asked about are set.
+struct EnvironmentReport: Error, CustomStringConvertible {
+    static let asked = ["PGPASSWORD", "PGPASSFILE", "PGSERVICEFILE", "REDERIVE_DB", "REDERIVE_TEST_MARKER"]
+    let description = "set: " + asked.filter { ProcessInfo.processInfo.environment[$0] != nil }.joined(separator: " ")
 }
 
 let total = Processor<Item>(name: "total", version: 1, columns: [.real("total")]) { item in
@@ -20,6 +28,8 @@ let total = Processor<Item>(name: "total", version: 1, columns: [.real("total")]
     case "trap-precondition":
         precondition(item.values.isEmpty, "values must be empty")
         return [.real(0)]
+    case "environment":
+        throw EnvironmentReport()
     case "hang":
         // An endless loop, as a bug on one odd input would write it.
         while item.values.count < Int.max { usleep(10_000) }
