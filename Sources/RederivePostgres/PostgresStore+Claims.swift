@@ -11,7 +11,7 @@ import Rederive
 /// process moves a cursor through the ids; when it reaches the end it looks again from the start,
 /// for records freed meanwhile. Before the cursor's records, each claim takes those whose lease is
 /// gone (expired, or its process ended; see ``reapLeases(_:_:)``), found through the index of claims
-/// wherever they stand: a dead worker's records are derived by the next claims of the live ones, not
+/// wherever they stand (``goneClaimants(_:_:)``): a dead worker's records are derived by the next claims of the live ones, not
 /// once their cursors come round again at the end of the run. While other live workers still hold stale records, it
 /// waits for them rather than ending: if they die, their leases expire and their records come back.
 /// Waiting, it watches only the records the others hold (found through the index of claims), never
@@ -101,9 +101,16 @@ extension PostgresStore {
                 try await Self.reapLeases(connection, logger)
             }
             // Records of leases that are gone first: behind the cursor, they would wait for the end of the ids.
-            let orphaned = Self.orphanedPick(plan, limit: limit, lease: lease)
-            let adopted = try await self.statements.run(orphaned, on: connection, logger: logger).map { row in
-                try row.makeRandomAccess()[0].decode(Int64.self)
+            var adopted: [Int64] = []
+            let gone = try await Self.goneClaimants(connection, logger)
+            if !gone.isEmpty {
+                let orphaned = try await Self.records(of: plan, claimedBy: gone, connection, logger)
+                if !orphaned.isEmpty {
+                    let adopt = Self.orphanedPick(plan, orphaned, claimedBy: gone, limit: limit, lease: lease)
+                    adopted = try await self.statements.run(adopt, on: connection, logger: logger).map { row in
+                        try row.makeRandomAccess()[0].decode(Int64.self)
+                    }
+                }
             }
             var ranged: [Int64] = []
             if adopted.count < limit {
@@ -181,9 +188,37 @@ extension PostgresStore {
         return pick
     }
 
-    /// Marks up to `limit` stale records whose lease is gone, wherever they stand: through the index
-    /// of claims, it costs what all workers hold claimed, not a pass over the ids.
-    private static func orphanedPick(_ plan: RunPlan, limit: Int, lease: WorkerLease) -> SQLStatement {
+    /// The tokens that records are claimed by and that no lease holds any more: a killed or cut-off
+    /// worker's, reaped. Found by skipping through the index of claims one token at a time, which
+    /// costs the server a probe per worker whatever the table's size or statistics.
+    static func goneClaimants(_ connection: PostgresConnection, _ logger: Logger) async throws -> [String] {
+        try await connection.query("""
+            WITH RECURSIVE claimant AS (
+                (SELECT claimed_by FROM rederive_records WHERE claimed_by IS NOT NULL ORDER BY claimed_by LIMIT 1)
+                UNION ALL
+                SELECT (SELECT r.claimed_by FROM rederive_records r WHERE r.claimed_by > c.claimed_by ORDER BY r.claimed_by LIMIT 1)
+                FROM claimant c WHERE c.claimed_by IS NOT NULL
+            )
+            SELECT claimed_by FROM claimant WHERE claimed_by IS NOT NULL
+            AND NOT EXISTS (SELECT 1 FROM rederive_leases l WHERE l.token = claimant.claimed_by)
+            """, logger: logger).collect { try $0.decode(String.self) }
+    }
+
+    /// The records of the plan's pipeline claimed by `tokens`, through the index of claims alone: a
+    /// condition on the table's name too could lead the planner to the primary key, a pass over every id.
+    private static func records(
+        of plan: RunPlan, claimedBy tokens: [String], _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> [Int64] {
+        var statement = SQLStatement()
+        statement.sql = "SELECT source, record_id FROM rederive_records WHERE claimed_by = ANY(\(statement.bind(tokens)))"
+        return try await connection.run(statement, logger: logger).collect { try $0.decode((String, Int64).self) }
+            .filter { $0.0 == plan.pipeline.table }.map(\.1)
+    }
+
+    /// Marks up to `limit` of `ids` that are still stale and still claimed by `tokens`, leases that are gone.
+    private static func orphanedPick(
+        _ plan: RunPlan, _ ids: [Int64], claimedBy tokens: [String], limit: Int, lease: WorkerLease
+    ) -> SQLStatement {
         var pick = SQLStatement()
         let condition = staleCondition(plan, &pick)
         let source = pick.bind(plan.pipeline.table)
@@ -191,8 +226,7 @@ extension PostgresStore {
             WITH picked AS (
                 SELECT r.record_id FROM rederive_records r
                 LEFT JOIN rederive_stamps s ON s.pipeline = \(condition.pipeline) AND s.record_id = r.record_id
-                WHERE r.claimed_by IS NOT NULL AND r.source = \(source)
-                AND NOT EXISTS (SELECT 1 FROM rederive_leases l WHERE l.token = r.claimed_by)
+                WHERE r.source = \(source) AND r.record_id = ANY(\(pick.bind(ids))) AND r.claimed_by = ANY(\(pick.bind(tokens)))
                 AND (\(condition.any))
                 ORDER BY r.record_id LIMIT \(pick.bind(Int64(limit)))
                 FOR UPDATE OF r SKIP LOCKED
