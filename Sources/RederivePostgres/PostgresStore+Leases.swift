@@ -118,7 +118,7 @@ extension PostgresStore {
 
     public func liveWorkers() async throws -> [WorkerStatus] {
         let logger = self.logger
-        return try await withConnection("read") { connection in
+        let leases = try await withConnection("read") { connection in
             try await connection.query("""
                 SELECT l.host, l.process_id, l.process_start,
                     (SELECT coalesce(sum(s.derived + s.unchanged + s.failed), 0)::bigint FROM rederive_run_shares s WHERE s.token = l.token),
@@ -133,6 +133,8 @@ extension PostgresStore {
                 )
             }
         }
+        // A process of this host that was killed derives nothing, though no worker reaped its lease yet.
+        return leases.filter { !$0.worker.hasEndedOnThisHost }
     }
 }
 #endif

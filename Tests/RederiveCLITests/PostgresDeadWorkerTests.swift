@@ -70,6 +70,9 @@ struct PostgresDeadWorkerTests {
                 .trimmingCharacters(in: .whitespacesAndNewlines)
             try #require(Double(expiry) != nil, "the killed worker has no lease: \(expiry)")
 
+            // Its lease is still there, but status on its host sees that it no longer runs.
+            #expect(try await !Self.statusListsWorker(victim.child.pid, harness), "status lists the killed worker")
+
             let restarted = try processes.start(Self.pacedRun(url, lease: 60), in: harness.directory)
             // Committed by the restarted worker before the dead lease would have expired.
             var committedBeforeExpiry = false
@@ -84,10 +87,7 @@ struct PostgresDeadWorkerTests {
             #expect(committedBeforeExpiry, "the killed worker's records waited for its lease's expiry")
             let leases = try server.psqlRows(database, "SELECT process_id FROM rederive_leases").map { $0[0] }
             #expect(!leases.contains(String(victim.child.pid)), "the dead lease is still there: \(leases)")
-            let status = try await harness.rederive("status", "--format", "json")
-            let listed = try #require(try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any], "\(status.output)")
-            let pids = (listed["workers"] as? [[String: Any]] ?? []).compactMap { $0["pid"] as? Int }
-            #expect(!pids.contains(Int(victim.child.pid)), "status lists the killed worker: \(status.output)")
+            #expect(try await !Self.statusListsWorker(victim.child.pid, harness), "status lists the killed worker")
 
             let outcome = try await processes.finish(restarted)
             #expect(!outcome.signaled && outcome.status == 0, "\(outcome.output) \(outcome.errors)")
@@ -136,6 +136,13 @@ struct PostgresDeadWorkerTests {
             #expect(derived == "12")
             try server.psql(database, "DELETE FROM rederive_leases")
         }
+    }
+
+    /// Whether `status --format json` lists process `pid` among the workers deriving now.
+    private static func statusListsWorker(_ pid: Int32, _ harness: CommandHarness) async throws -> Bool {
+        let status = try await harness.rederive("status", "--format", "json")
+        let listed = try #require(try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any], "\(status.output)")
+        return (listed["workers"] as? [[String: Any]] ?? []).contains { $0["pid"] as? Int == Int(pid) }
     }
 
     /// Stops `victim` when it holds claimed records (resuming it in between), kills it with SIGKILL,
