@@ -11,9 +11,10 @@ import Rederive
 /// process moves a cursor through the ids; when it reaches the end it looks again from the start,
 /// for records freed meanwhile. Before the cursor's records, each claim takes those whose lease is
 /// gone (expired, or its process ended; see ``reapLeases(_:_:)``), found through the index of claims
-/// wherever they stand (``goneClaimants(_:_:)``): a dead worker's records are derived by the next claims of the live ones, not
-/// once their cursors come round again at the end of the run. While other live workers still hold stale records, it
-/// waits for them rather than ending: if they die, their leases expire and their records come back.
+/// wherever they stand (``goneClaimants(_:_:)``): a dead worker's records are derived by the next
+/// claims of the live ones, not once their cursors come round again at the end of the run. While
+/// other workers still hold stale records, it waits for them rather than ending: if they die, their
+/// leases expire and their records come back.
 /// Waiting, it watches only the records the others hold (found through the index of claims), never
 /// the whole table again: a pass over a table of a million records costs the server seconds.
 extension PostgresStore {
@@ -215,19 +216,18 @@ extension PostgresStore {
             .filter { $0.0 == plan.pipeline.table }.map(\.1)
     }
 
-    /// Marks up to `limit` of `ids` that are still stale and still claimed by `tokens`, leases that are gone.
+    /// Marks up to `limit` of `ids` that are still claimed by `tokens`, leases that are gone. Stale or
+    /// not: those that are not stale for this plan are given back with the claim's other records that
+    /// are not, so that no worker waits for them.
     private static func orphanedPick(
         _ plan: RunPlan, _ ids: [Int64], claimedBy tokens: [String], limit: Int, lease: WorkerLease
     ) -> SQLStatement {
         var pick = SQLStatement()
-        let condition = staleCondition(plan, &pick)
         let source = pick.bind(plan.pipeline.table)
         pick.sql = """
             WITH picked AS (
                 SELECT r.record_id FROM rederive_records r
-                LEFT JOIN rederive_stamps s ON s.pipeline = \(condition.pipeline) AND s.record_id = r.record_id
                 WHERE r.source = \(source) AND r.record_id = ANY(\(pick.bind(ids))) AND r.claimed_by = ANY(\(pick.bind(tokens)))
-                AND (\(condition.any))
                 ORDER BY r.record_id LIMIT \(pick.bind(Int64(limit)))
                 FOR UPDATE OF r SKIP LOCKED
             )
