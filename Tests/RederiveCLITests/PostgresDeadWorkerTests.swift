@@ -28,8 +28,9 @@ struct PostgresDeadWorkerTests {
             let victim = workers[0]
             let held = try await Self.killHolding(victim, processes, server: server, database: database)
 
-            // Its lease expires 2 s after its last heartbeat; the live workers' cursors are past its
-            // records by then. Taken over first, they are committed while most of the run is still to do.
+            // Its lease is reaped at once by the workers of its host, or 2 s after its last heartbeat by
+            // those of another; their cursors are past its records by then. Taken over first, the
+            // records are committed while most of the run is still to do, not when the cursors come round.
             var left = count
             try await PostgresCrossHostTests.waitUntil("the killed worker's records are committed") {
                 let rows = try server.psqlRows(database, """
