@@ -30,7 +30,8 @@ import Rederive
 ///   the sum of its shares: each worker writes a row of its own, where one row per run would have every
 ///   commit of every worker wait for the others' to end.
 /// - `rederive_leases`: one row per worker process deriving now: host, pid, token, heartbeat, expiry,
-///   and the run it derives.
+///   the run it derives, and `process_start`, the process's ``ProcessStart`` (NULL where unknown), by
+///   which a worker on the same host tells a process that ended from a later one given the same pid.
 /// - `rederive_replaced`: for rollback, **one row per record whose values a run changed**: the
 ///   generation it derived from and, per processor whose values changed, the values and the stamp
 ///   entry they replaced (`{"name": {"values": [...], "stamp": {...}}}`, `values` null when the record
@@ -45,7 +46,7 @@ import Rederive
 /// when a failing processor held a current entry there.
 enum PostgresSchema {
     /// Bumped when the tables below change; stored in `rederive_bookkeeping`.
-    static let version = 5
+    static let version = 6
 
     static let statements: [String] = [
         "CREATE SEQUENCE IF NOT EXISTS rederive_generations",
@@ -120,6 +121,8 @@ enum PostgresSchema {
         "ALTER TABLE rederive_leases ADD COLUMN IF NOT EXISTS run_id bigint",
         // What a worker committed is counted in its shares of runs (below), not in its lease.
         "ALTER TABLE rederive_leases DROP COLUMN IF EXISTS done",
+        // When the worker's process started: a lease of a process of this host that ended is reaped at once.
+        "ALTER TABLE rederive_leases ADD COLUMN IF NOT EXISTS process_start text",
         """
         CREATE TABLE IF NOT EXISTS rederive_run_shares (
             run_id bigint NOT NULL,

@@ -9,8 +9,12 @@ import Rederive
 /// A claim marks records with the lease's token (`claimed_by`), picking them with `FOR UPDATE SKIP
 /// LOCKED` so that concurrent claims never wait for each other nor take the same record. Each
 /// process moves a cursor through the ids; when it reaches the end it looks again from the start,
-/// for records freed by a lease that expired. While other live workers still hold stale records, it
-/// waits for them rather than ending: if they die, their leases expire and their records come back.
+/// for records freed meanwhile. Before the cursor's records, each claim takes those whose lease is
+/// gone (expired, or its process ended; see ``reapLeases(_:_:)``), found through the index of claims
+/// wherever they stand (``goneClaimants(_:_:)``): a dead worker's records are derived by the next
+/// claims of the live ones, not once their cursors come round again at the end of the run. While
+/// other workers still hold stale records, it waits for them rather than ending: if they die, their
+/// leases expire and their records come back.
 /// Waiting, it watches only the records the others hold (found through the index of claims), never
 /// the whole table again: a pass over a table of a million records costs the server seconds.
 extension PostgresStore {
@@ -45,8 +49,8 @@ extension PostgresStore {
         while true {
             let position = claimPositions.withLock { $0[key] } ?? .after(nil)
             let outcome = try await claimOnce(plan, position, limit: limit, byteLimit: byteLimit, lease: lease)
-            if let last = outcome.records.last {
-                if case .after = position { claimPositions.withLock { $0[key] = .after(last.recordID) } }
+            if !outcome.records.isEmpty {
+                if case .after = position, let cursor = outcome.cursor { claimPositions.withLock { $0[key] = .after(cursor) } }
                 return outcome.records
             }
             if outcome.retry { continue }
@@ -71,13 +75,16 @@ extension PostgresStore {
 
     private struct ClaimOutcome: Sendable {
         var records: [PendingRecord] = []
+        /// Where the cursor stands after `records`; nil when it stays where it was.
+        var cursor: Int64?
         /// The records of this pipeline other workers hold, when nothing was claimed.
         var heldByOthers: [Int64] = []
         /// Whether every record picked had been derived meanwhile and was given back: claim again.
         var retry = false
     }
 
-    /// One claiming transaction: checks the lease is still there, reaps expired ones when due, marks up to `limit` records,
+    /// One claiming transaction: checks the lease is still there, reaps expired ones when due, takes
+    /// over records whose lease is gone, marks up to `limit` records in all,
     /// reads what deriving them needs (their payloads only when a processor that reads one may run),
     /// and gives back those beyond `byteLimit`.
     private func claimOnce(
@@ -86,8 +93,79 @@ extension PostgresStore {
         let tables = PostgresPipelineTables(plan.pipeline)
         let reader = PostgresPendingReader(plan: plan, tables: tables, payloadColumn: try await payloadColumn(tables), statements: statements)
         let logger = self.logger
+        let outcome = try await transaction("claim records in") { connection in
+            // Read, not renewed: the heartbeat renews. Writing the lease's row here would hold its lock
+            // to the end of the claim, and this process's other claims, commits and heartbeat would
+            // queue behind it.
+            guard try await Self.isHeld(lease, connection, logger) else { throw self.leaseLost(lease) }
+            if self.reapIsDue(every: Self.pollInterval(lease)) {
+                try await Self.reapLeases(connection, logger)
+            }
+            // Records of leases that are gone first: behind the cursor, they would wait for the end of the ids.
+            var adopted: [Int64] = []
+            let gone = try await Self.goneClaimants(connection, logger)
+            if !gone.isEmpty {
+                let orphaned = try await Self.records(of: plan, claimedBy: gone, connection, logger)
+                if !orphaned.isEmpty {
+                    let adopt = Self.orphanedPick(plan, orphaned, claimedBy: gone, limit: limit, lease: lease)
+                    adopted = try await self.statements.run(adopt, on: connection, logger: logger).map { row in
+                        try row.makeRandomAccess()[0].decode(Int64.self)
+                    }
+                }
+            }
+            var ranged: [Int64] = []
+            if adopted.count < limit {
+                let free = Self.freePick(plan, position, limit: limit - adopted.count, lease: lease)
+                ranged = try await self.statements.run(free, on: connection, logger: logger).map { row in
+                    try row.makeRandomAccess()[0].decode(Int64.self)
+                }
+            }
+            let locked = adopted + ranged
+            guard !locked.isEmpty else {
+                return ClaimOutcome(heldByOthers: try await Self.heldByOthers(plan, lease, connection, logger))
+            }
+            // Look again with a fresh snapshot: a commit by another worker that ended while this claim
+            // waited for a record's lock is visible only now (PostgreSQL rechecks a locked row, not
+            // the stamps joined to it). Records that are no longer stale are given back below.
+            var recheck = SQLStatement()
+            let fresh = PendingColumns(plan, &recheck)
+            recheck.sql = """
+                SELECT r.record_id, r.generation, \(fresh.expressions.joined(separator: ", "))
+                FROM rederive_records r
+                LEFT JOIN rederive_stamps s ON s.pipeline = \(fresh.pipeline) AND s.record_id = r.record_id
+                WHERE r.source = \(recheck.bind(plan.pipeline.table)) AND r.record_id = ANY(\(recheck.bind(locked)))
+                """
+            let checked = try await self.statements.run(recheck, on: connection, logger: logger).map(fresh.pick).sorted { $0.recordID < $1.recordID }
+            let picked = checked.filter { !$0.staleProcessors.isEmpty }
+            // The records stay locked until this transaction ends, so a payload written meanwhile
+            // waits for it: each payload read here belongs to the generation just returned.
+            let kept = try await reader.read(picked, byteLimit: byteLimit, connection, logger)
+            let leftForRoom = picked[kept.count...].map(\.recordID)
+            let unclaimed = checked.filter { $0.staleProcessors.isEmpty }.map(\.recordID) + leftForRoom
+            if !unclaimed.isEmpty {
+                var giveBack = SQLStatement()
+                giveBack.sql = """
+                    UPDATE rederive_records SET claimed_by = NULL WHERE source = \(giveBack.bind(plan.pipeline.table))
+                    AND record_id = ANY(\(giveBack.bind(unclaimed)))
+                    """
+                try await connection.run(giveBack, logger: logger)
+            }
+            guard !kept.isEmpty else { return ClaimOutcome(retry: true) }
+            // Past the last record kept of those after it, but never past one given back for want of
+            // room, which may be a taken-over record behind it.
+            var cursor = kept.map(\.recordID).filter(Set(ranged).contains).max()
+            if let first = leftForRoom.min(), first - 1 < cursor ?? .max {
+                cursor = first - 1
+            }
+            return ClaimOutcome(records: kept, cursor: cursor)
+        }
+        return outcome
+    }
+
+    /// Marks up to `limit` stale records after the cursor (or among those watched) that no one holds.
+    private static func freePick(_ plan: RunPlan, _ position: ClaimPosition, limit: Int, lease: WorkerLease) -> SQLStatement {
         var pick = SQLStatement()
-        let condition = Self.staleCondition(plan, &pick)
+        let condition = staleCondition(plan, &pick)
         let source = pick.bind(plan.pipeline.table)
         let token = pick.bind(lease.token)
         let range = switch position {
@@ -108,49 +186,56 @@ extension PostgresStore {
             WHERE r.source = \(source) AND r.record_id = picked.record_id
             RETURNING r.record_id
             """
-        let outcome = try await transaction("claim records in") { connection in
-            // Read, not renewed: the heartbeat renews. Writing the lease's row here would hold its lock
-            // to the end of the claim, and this process's other claims, commits and heartbeat would
-            // queue behind it.
-            guard try await Self.isHeld(lease, connection, logger) else { throw self.leaseLost(lease) }
-            if self.reapIsDue(every: Self.pollInterval(lease)) {
-                try await Self.reapExpiredLeases(connection, logger)
-            }
-            let locked = try await self.statements.run(pick, on: connection, logger: logger).map { row in
-                try row.makeRandomAccess()[0].decode(Int64.self)
-            }
-            guard !locked.isEmpty else {
-                return ClaimOutcome(heldByOthers: try await Self.heldByOthers(plan, lease, connection, logger))
-            }
-            // Look again with a fresh snapshot: a commit by another worker that ended while this claim
-            // waited for a record's lock is visible only now (PostgreSQL rechecks a locked row, not
-            // the stamps joined to it). Records that are no longer stale are given back below.
-            var recheck = SQLStatement()
-            let fresh = PendingColumns(plan, &recheck)
-            recheck.sql = """
-                SELECT r.record_id, r.generation, \(fresh.expressions.joined(separator: ", "))
-                FROM rederive_records r
-                LEFT JOIN rederive_stamps s ON s.pipeline = \(fresh.pipeline) AND s.record_id = r.record_id
-                WHERE r.source = \(recheck.bind(plan.pipeline.table)) AND r.record_id = ANY(\(recheck.bind(locked)))
-                """
-            let checked = try await self.statements.run(recheck, on: connection, logger: logger).map(fresh.pick).sorted { $0.recordID < $1.recordID }
-            let picked = checked.filter { !$0.staleProcessors.isEmpty }
-            // The records stay locked until this transaction ends, so a payload written meanwhile
-            // waits for it: each payload read here belongs to the generation just returned.
-            let kept = try await reader.read(picked, byteLimit: byteLimit, connection, logger)
-            let unclaimed = checked.filter { $0.staleProcessors.isEmpty }.map(\.recordID) + picked[kept.count...].map(\.recordID)
-            if !unclaimed.isEmpty {
-                var giveBack = SQLStatement()
-                giveBack.sql = """
-                    UPDATE rederive_records SET claimed_by = NULL WHERE source = \(giveBack.bind(plan.pipeline.table))
-                    AND record_id = ANY(\(giveBack.bind(unclaimed)))
-                    """
-                try await connection.run(giveBack, logger: logger)
-            }
-            guard !kept.isEmpty else { return ClaimOutcome(retry: true) }
-            return ClaimOutcome(records: kept)
-        }
-        return outcome
+        return pick
+    }
+
+    /// The tokens that records are claimed by and that no lease holds any more: a killed or cut-off
+    /// worker's, reaped. Found by skipping through the index of claims one token at a time, which
+    /// costs the server a probe per worker whatever the table's size or statistics.
+    static func goneClaimants(_ connection: PostgresConnection, _ logger: Logger) async throws -> [String] {
+        try await connection.query("""
+            WITH RECURSIVE claimant AS (
+                (SELECT claimed_by FROM rederive_records WHERE claimed_by IS NOT NULL ORDER BY claimed_by LIMIT 1)
+                UNION ALL
+                SELECT (SELECT r.claimed_by FROM rederive_records r WHERE r.claimed_by > c.claimed_by ORDER BY r.claimed_by LIMIT 1)
+                FROM claimant c WHERE c.claimed_by IS NOT NULL
+            )
+            SELECT claimed_by FROM claimant WHERE claimed_by IS NOT NULL
+            AND NOT EXISTS (SELECT 1 FROM rederive_leases l WHERE l.token = claimant.claimed_by)
+            """, logger: logger).collect { try $0.decode(String.self) }
+    }
+
+    /// The records of the plan's pipeline claimed by `tokens`, through the index of claims alone: a
+    /// condition on the table's name too could lead the planner to the primary key, a pass over every id.
+    private static func records(
+        of plan: RunPlan, claimedBy tokens: [String], _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> [Int64] {
+        var statement = SQLStatement()
+        statement.sql = "SELECT source, record_id FROM rederive_records WHERE claimed_by = ANY(\(statement.bind(tokens)))"
+        return try await connection.run(statement, logger: logger).collect { try $0.decode((String, Int64).self) }
+            .filter { $0.0 == plan.pipeline.table }.map(\.1)
+    }
+
+    /// Marks up to `limit` of `ids` that are still claimed by `tokens`, leases that are gone. Stale or
+    /// not: those that are not stale for this plan are given back with the claim's other records that
+    /// are not, so that no worker waits for them.
+    private static func orphanedPick(
+        _ plan: RunPlan, _ ids: [Int64], claimedBy tokens: [String], limit: Int, lease: WorkerLease
+    ) -> SQLStatement {
+        var pick = SQLStatement()
+        let source = pick.bind(plan.pipeline.table)
+        pick.sql = """
+            WITH picked AS (
+                SELECT r.record_id FROM rederive_records r
+                WHERE r.source = \(source) AND r.record_id = ANY(\(pick.bind(ids))) AND r.claimed_by = ANY(\(pick.bind(tokens)))
+                ORDER BY r.record_id LIMIT \(pick.bind(Int64(limit)))
+                FOR UPDATE OF r SKIP LOCKED
+            )
+            UPDATE rederive_records r SET claimed_by = \(pick.bind(lease.token)) FROM picked
+            WHERE r.source = \(source) AND r.record_id = picked.record_id
+            RETURNING r.record_id
+            """
+        return pick
     }
 
     /// The records of the plan's pipeline that other workers' leases hold, through the partial index

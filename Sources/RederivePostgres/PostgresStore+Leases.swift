@@ -5,20 +5,25 @@ import Synchronization
 import Rederive
 
 /// Every worker process takes a lease of its own: many run at once, each claiming its own records.
-/// A lease that is not renewed expires; the next claim by anyone reaps it and frees its records.
+/// A lease that is not renewed expires, and the lease of a process of this host that no longer runs
+/// is as good as expired; the next claim by anyone reaps it. Its records stay marked with its token,
+/// so that the next claims of the live workers find them through the index of claims and take them
+/// first, wherever their cursors stand; the last worker to leave frees what nobody took.
 extension PostgresStore {
     public func acquireLease(for worker: WorkerIdentity, duration: Duration) async throws -> LeaseAcquisition {
         let token = UUID().uuidString
         var statement = SQLStatement()
         statement.sql = """
-            INSERT INTO rederive_leases (token, holder, host, process_id, acquired_at, renewed_at, expires_at)
+            INSERT INTO rederive_leases (token, holder, host, process_id, process_start, acquired_at, renewed_at, expires_at)
             VALUES (\(statement.bind(token)), \(statement.bind(worker.description)), \(statement.bind(worker.host)),
-                \(statement.bind(worker.processID)), clock_timestamp(), clock_timestamp(),
+                \(statement.bind(worker.processID)), \(worker.start.map { statement.bind($0.description) } ?? statement.bindNull(as: "text")), clock_timestamp(), clock_timestamp(),
                 clock_timestamp() + make_interval(secs => \(statement.bind(duration.secondsValue))))
             """
         let logger = self.logger
-        _ = try await withConnection("take a lease on") { connection in
+        try await transaction("take a lease on") { connection in
             try await connection.run(statement, logger: logger)
+            // A worker restarted after a kill takes over at once what the killed one held.
+            try await Self.reapLeases(connection, logger)
         }
         return .acquired(WorkerLease(worker: worker, token: token, duration: duration))
     }
@@ -37,13 +42,14 @@ extension PostgresStore {
         }
         let logger = self.logger
         try await transaction("release the lease on") { connection in
-            var release = SQLStatement()
-            release.sql = "UPDATE rederive_records SET claimed_by = NULL WHERE claimed_by = \(release.bind(lease.token))"
-            try await connection.run(release, logger: logger)
+            // Workers leave one at a time, so that the last one sees that it is the last.
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtext('rederive leases'))", logger: logger)
             var delete = SQLStatement()
             delete.sql = "DELETE FROM rederive_leases WHERE token = \(delete.bind(lease.token))"
             try await connection.run(delete, logger: logger)
-            try await Self.reapExpiredLeases(connection, logger)
+            // What it still holds is left to the next claims of the others, as a dead worker's is.
+            try await Self.reapLeases(connection, logger)
+            try await Self.freeOrphanedClaimsOfTheLast(connection, logger)
         }
     }
 
@@ -68,19 +74,35 @@ extension PostgresStore {
         return try await connection.count(statement, logger: logger) > 0
     }
 
-    /// Deletes the expired leases and frees the records claimed by leases that are gone, so that
-    /// others derive them. Never waits: a lease or record locked by a transaction still open (a worker
-    /// cut off mid-commit, whose session the server ends after `idle_in_transaction_session_timeout`)
-    /// is left for a later claim.
-    static func reapExpiredLeases(_ connection: PostgresConnection, _ logger: Logger) async throws {
-        try await connection.query("""
+    /// Deletes the expired leases, and those of processes of this host that no longer run (see
+    /// ``WorkerIdentity/hasEndedOnThisHost``: a pid given to a later process counts as ended). Their
+    /// records keep the token of the lease that is gone: claims take such records first. Never waits:
+    /// a lease locked by a transaction still open (a worker cut off mid-commit, whose session the
+    /// server ends after `idle_in_transaction_session_timeout`) is left for a later claim.
+    static func reapLeases(_ connection: PostgresConnection, _ logger: Logger) async throws {
+        var find = SQLStatement()
+        find.sql = "SELECT token, process_id, process_start FROM rederive_leases WHERE host = \(find.bind(WorkerIdentity.thisHost))"
+        let ended = try await connection.run(find, logger: logger).collect { row in
+            let (token, processID, start) = try row.decode((String, Int32, String?).self)
+            return (token, WorkerIdentity(host: WorkerIdentity.thisHost, processID: processID, start: start.flatMap(ProcessStart.init)))
+        }.filter(\.1.hasEndedOnThisHost).map(\.0)
+        var reap = SQLStatement()
+        reap.sql = """
             DELETE FROM rederive_leases WHERE token IN (
-                SELECT token FROM rederive_leases WHERE expires_at < clock_timestamp() FOR UPDATE SKIP LOCKED)
-            """, logger: logger)
+                SELECT token FROM rederive_leases WHERE expires_at < clock_timestamp() OR token = ANY(\(reap.bind(ended)))
+                FOR UPDATE SKIP LOCKED)
+            """
+        try await connection.run(reap, logger: logger)
+    }
+
+    /// Frees the records claimed by leases that are gone, once no lease is left: while workers live,
+    /// their claims take such records over. Never waits for a record a transaction still locks.
+    static func freeOrphanedClaimsOfTheLast(_ connection: PostgresConnection, _ logger: Logger) async throws {
         try await connection.query("""
             UPDATE rederive_records r SET claimed_by = NULL FROM (
                 SELECT x.source, x.record_id FROM rederive_records x
                 WHERE x.claimed_by IS NOT NULL AND NOT EXISTS (SELECT 1 FROM rederive_leases l WHERE l.token = x.claimed_by)
+                AND NOT EXISTS (SELECT 1 FROM rederive_leases)
                 FOR UPDATE OF x SKIP LOCKED
             ) orphaned
             WHERE r.source = orphaned.source AND r.record_id = orphaned.record_id
@@ -96,21 +118,23 @@ extension PostgresStore {
 
     public func liveWorkers() async throws -> [WorkerStatus] {
         let logger = self.logger
-        return try await withConnection("read") { connection in
+        let leases = try await withConnection("read") { connection in
             try await connection.query("""
-                SELECT l.host, l.process_id,
+                SELECT l.host, l.process_id, l.process_start,
                     (SELECT coalesce(sum(s.derived + s.unchanged + s.failed), 0)::bigint FROM rederive_run_shares s WHERE s.token = l.token),
                     l.renewed_at, l.expires_at,
                     (SELECT count(*) FROM rederive_records r WHERE r.claimed_by = l.token)
                 FROM rederive_leases l WHERE l.expires_at >= clock_timestamp() ORDER BY l.acquired_at
                 """, logger: logger).collect { row in
-                let (host, pid, done, renewed, expires, claimed) = try row.decode((String, Int32, Int64, Date, Date, Int64).self)
+                let (host, pid, start, done, renewed, expires, claimed) = try row.decode((String, Int32, String?, Int64, Date, Date, Int64).self)
                 return WorkerStatus(
-                    worker: WorkerIdentity(host: host, processID: pid), claimed: Int(claimed), done: Int(done),
+                    worker: WorkerIdentity(host: host, processID: pid, start: start.flatMap(ProcessStart.init)), claimed: Int(claimed), done: Int(done),
                     lastHeartbeat: renewed, expiresAt: expires
                 )
             }
         }
+        // A process of this host that was killed derives nothing, though no worker reaped its lease yet.
+        return leases.filter { !$0.worker.hasEndedOnThisHost }
     }
 }
 #endif
