@@ -1,5 +1,7 @@
 #if PostgreSQL
 import Foundation
+import NIOCore
+import RederivePostgres
 import Testing
 
 /// What a person reads when a PostgreSQL database cannot be reached or connects differently than
@@ -15,6 +17,17 @@ struct PostgresConnectionMessageTests {
                 #expect(outcome.errors == "rederive: cannot connect to 127.0.0.1:\(port): connection refused (is the server running?)\n")
             }
         }
+    }
+
+    /// The other ways a connection fails, which a test cannot bring about on loopback alone.
+    @Test func anUnreachableHostAndATimeoutSayWhatHappened() {
+        #expect(ConnectionFailure.reason(errno: EHOSTUNREACH) == "no route to host (is the host up, and the network to it?)")
+        #expect(ConnectionFailure.reason(errno: ENETUNREACH) == "the network is unreachable (is the host's address right?)")
+        #expect(ConnectionFailure.reason(errno: ETIMEDOUT) == "timed out (is the server reachable?)")
+        #expect(ConnectionFailure.reason(underlying: ChannelError.connectTimeout(.seconds(10))) == "timed out after 10 s (is the server reachable?)")
+        // As the connection pool logs a failure: as text only.
+        #expect(ConnectionFailure.reason(text: "connection reset (error set): No route to host (errno: 113))") == ConnectionFailure.reason(errno: EHOSTUNREACH))
+        #expect(ConnectionFailure.reason(text: "PSQLError(code: server, serverInfo: [sqlState: 57P03, ...])") == "the server is shutting down or starting up")
     }
 
     @Test func sslmodeRequireAgainstAServerWithoutTLSSaysSoAndNamesTheModes() async throws {
