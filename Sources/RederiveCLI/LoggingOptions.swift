@@ -7,6 +7,7 @@ import Logging
 struct LoggingOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "Log on standard error at this level and above.",
+        discussion: "Without it, only a PostgreSQL server going out of reach and coming back is logged.",
         valueName: "level"
     ))
     var logLevel: Logger.Level?
