@@ -47,6 +47,9 @@ public final class PostgresStore: Sendable {
     ///
     /// With `creatingBookkeeping` false, for commands that only read, nothing is created: a database
     /// without rederive's tables, or with an older version of them, is an error in one line.
+    ///
+    /// `logger` receives a warning when the server goes out of reach (the store retries until it is
+    /// back) and an info line when it is reached again; the connection pool's own messages at debug.
     public init(
         location: PostgresLocation, logger: Logger = PostgresStore.silent, replacedValuesRunLimit: Int = 20,
         creatingBookkeeping: Bool = true
