@@ -20,7 +20,9 @@ extension Runner {
         public var limit: Int?
         /// Payloads that inflate to more than this many bytes fail instead of exhausting memory.
         public var maximumPayloadSize: Int
-        /// Records per second the run does not exceed, for databases that must not be saturated.
+        /// Records per second the run does not exceed, for databases that must not be saturated. It
+        /// holds at every moment: after a pause, such as the database out of reach, one claim of
+        /// records may start at once, and the rate holds again from there; time lost is never caught up.
         public var maximumRate: Double?
         /// Where records are derived; the runner's own concurrent workers when nil.
         public var deriver: (any RecordDeriver)? = nil

@@ -153,7 +153,9 @@ public struct Runner: Sendable {
         progress.report(.started(runID: runID, total: pending))
 
         var state = RunState(runID: runID, total: pending, clock: ContinuousClock())
-        let shared = SharedWork(budget: configuration.limit, clock: state.clock, start: state.start)
+        // One claim may be taken at once, after a pause too; the rate holds from then on.
+        let pacer = configuration.maximumRate.map { RatePacer(rate: $0, burst: claimSize, now: state.start) }
+        let shared = SharedWork(budget: configuration.limit, pacer: pacer, clock: state.clock)
         let status: RunStatus
         do {
             // A pipeline with nothing pending is not scanned at all: a run with nothing stale costs
@@ -202,14 +204,24 @@ public struct Runner: Sendable {
         case writer
     }
 
+    /// Records committed at once: the configured batch, but no more than the maximum rate's second.
+    private var batchSize: Int {
+        configuration.maximumRate.map { max(1, Int(min(Double(configuration.batchSize), $0))) } ?? configuration.batchSize
+    }
+
+    /// Records one worker claims at once: the configured or the store's claim, within a batch.
+    private var claimSize: Int {
+        max(1, min(batchSize, configuration.claimSize ?? store.preferredClaimSize))
+    }
+
     /// Derives one pipeline's pending records: `parallelism` workers claim, read and derive; the writer
     /// commits what they send. No more workers (and threads) start than the `records` pending when the
     /// run started: a worker beyond them would find nothing to derive.
     private func derivePipeline(_ plan: RunPlan, records: Int, lease: HeldLease, shared: SharedWork, state: inout RunState) async throws {
-        let batchSize = configuration.maximumRate.map { max(1, Int(min(Double(configuration.batchSize), $0))) } ?? configuration.batchSize
+        let batchSize = self.batchSize
         let workers = max(1, min(configuration.parallelism, records))
         let channel = ResultChannel(capacity: 2 * batchSize)
-        let claimSize = max(1, min(batchSize, configuration.claimSize ?? store.preferredClaimSize))
+        let claimSize = self.claimSize
         // Every worker holds one claimed batch of payloads at most: together they stay within the byte limit.
         let claimBytes = max(1, configuration.batchByteLimit / workers)
         let run = state
@@ -279,11 +291,11 @@ public struct Runner: Sendable {
                 record = next
             case .claim:
                 // This worker refills the shared claims while the others go on deriving.
-                if try await !pace(shared) {
-                    shared.claimed([], wanted: 0, exhausted: false)
+                let (wanted, wait) = shared.take(upTo: claimSize)
+                if await !pace(wait) {
+                    shared.claimed([], wanted: wanted, exhausted: false)
                     return true
                 }
-                let wanted = shared.take(upTo: claimSize)
                 var batch: [PendingRecord] = []
                 do {
                     if wanted > 0 {
@@ -461,16 +473,13 @@ public struct Runner: Sendable {
     /// The longest a cancelled run waits for a record in flight before it leaves it uncommitted.
     static let cancellationGrace: Duration = .seconds(10)
 
-    /// Sleeps as long as the maximum rate requires; false when cancelled meanwhile.
-    private func pace(_ shared: SharedWork) async throws -> Bool {
-        guard let rate = configuration.maximumRate else { return true }
-        let due = Duration.seconds(Double(shared.taken) / rate)
-        let ahead = due - shared.elapsed
-        guard ahead > .zero else { return true }
+    /// Sleeps the `wait` that the maximum rate requires before a claim; false when cancelled meanwhile.
+    private func pace(_ wait: Duration) async -> Bool {
+        guard wait > .zero else { return true }
         do {
-            try await Task.sleep(for: ahead)
+            try await Task.sleep(for: wait)
             return true
-        } catch is CancellationError {
+        } catch {
             return false
         }
     }

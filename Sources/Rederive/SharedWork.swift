@@ -1,13 +1,14 @@
 import Synchronization
 
 /// What the workers and the writer of one run share: the claimed records none has started yet, the
-/// budget of records they may still claim, how many they claimed (for pacing), which record each is
-/// deriving since when (so that a hang is visible), and what the writer has committed.
+/// budget of records they may still claim, the pacing of their claims to the maximum rate, which
+/// record each is deriving since when (so that a hang is visible), and what the writer has committed.
 final class SharedWork: Sendable {
     private struct State {
         /// Records the run may still take, when it is limited.
         var budget: Int?
-        var taken = 0
+        /// Paces the claims to the maximum rate, when there is one.
+        var pacer: RatePacer?
         var claimed: [PendingRecord] = []
         /// The next record of `claimed` to hand out.
         var next = 0
@@ -34,17 +35,11 @@ final class SharedWork: Sendable {
 
     private let state: Mutex<State>
     let clock: ContinuousClock
-    let start: ContinuousClock.Instant
 
-    init(budget: Int?, clock: ContinuousClock, start: ContinuousClock.Instant) {
-        state = Mutex(State(budget: budget))
+    init(budget: Int?, pacer: RatePacer? = nil, clock: ContinuousClock) {
+        state = Mutex(State(budget: budget, pacer: pacer))
         self.clock = clock
-        self.start = start
     }
-
-    var elapsed: Duration { clock.now - start }
-
-    var taken: Int { state.withLock { $0.taken } }
 
     var isExhausted: Bool { state.withLock { $0.budget == 0 } }
 
@@ -115,7 +110,7 @@ final class SharedWork: Sendable {
             let unused = wanted - batch.count
             if unused > 0 {
                 state.budget = state.budget.map { $0 + unused }
-                state.taken -= unused
+                state.pacer?.giveBack(unused)
             }
             // Drop what was handed out, so payloads leave memory with their records.
             state.claimed.removeFirst(state.next)
@@ -126,13 +121,15 @@ final class SharedWork: Sendable {
         for continuation in waiting { continuation.resume() }
     }
 
-    /// Takes up to `count` records from the budget; returns how many may be claimed.
-    func take(upTo count: Int) -> Int {
-        state.withLock { state in
+    /// Takes up to `count` records from the budget: how many may be claimed, and how long to wait
+    /// before claiming them to keep to the maximum rate.
+    func take(upTo count: Int) -> (granted: Int, wait: Duration) {
+        let now = clock.now
+        return state.withLock { state in
             let granted = state.budget.map { min($0, count) } ?? count
             state.budget = state.budget.map { $0 - granted }
-            state.taken += granted
-            return granted
+            let wait = granted > 0 ? state.pacer?.take(granted, at: now) ?? .zero : .zero
+            return (granted, wait)
         }
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import Rederive
 import RederiveSQLite
 #if PostgreSQL
@@ -89,6 +90,13 @@ struct DatabaseOptions: ParsableArguments {
         #endif
     }
 
+    /// The database as it was given, for a command that a message suggests: a URL keeps its
+    /// `sslmode` and other parameters, so that the command connects as this one did, and its password
+    /// is masked.
+    var databaseArgument: String {
+        isPostgres ? PostgresSQLRedaction.redacted(databasePath) : databasePath
+    }
+
     /// Opens a database that rederive prepared, for a command that only reads: nothing in it changes,
     /// not its schema, not its journal mode, and a file the user may not write reads as well. A missing
     /// file, a directory, a database rederive never prepared or that an older rederive did, and a
@@ -120,11 +128,13 @@ struct DatabaseOptions: ParsableArguments {
     /// Opens the database for a command that writes records or runs, preparing it, and the pipelines
     /// the command acts on, all at once; a preparation that fails leaves the database as it was.
     /// Only with `creating` is a missing file created: `import`, `generate`, `demo` and `run --create`.
-    func openPreparing(creating: Bool) async throws -> any CommandStore {
-        try await open(creating: creating, requiringPrepared: false)
+    /// `serverLogger` receives what a PostgreSQL store logs, such as the server going out of reach
+    /// and coming back; nothing by default.
+    func openPreparing(creating: Bool, serverLogger: Logger? = nil) async throws -> any CommandStore {
+        try await open(creating: creating, requiringPrepared: false, serverLogger: serverLogger)
     }
 
-    private func open(creating: Bool, requiringPrepared: Bool) async throws -> any CommandStore {
+    private func open(creating: Bool, requiringPrepared: Bool, serverLogger: Logger? = nil) async throws -> any CommandStore {
         let pipelines = try pipelines()
         guard isPostgres else {
             return try SQLiteStore.openForWriting(
@@ -132,7 +142,7 @@ struct DatabaseOptions: ParsableArguments {
                 requiringPrepared: requiringPrepared, busyTimeout: busyTimeout
             )
         }
-        let store = try await openServerStore(preparing: !requiringPrepared)
+        let store = try await openServerStore(preparing: !requiringPrepared, logger: serverLogger)
         for pipeline in pipelines {
             try await store.prepare(pipeline)
         }
@@ -141,15 +151,27 @@ struct DatabaseOptions: ParsableArguments {
 
     /// Opens the PostgreSQL database without preparing any pipeline; with `preparing` false, nothing is
     /// created there and a database without rederive's tables is refused.
-    func openServerStore(preparing: Bool) async throws -> any CommandStore {
+    func openServerStore(preparing: Bool, logger: Logger? = nil) async throws -> any CommandStore {
         #if PostgreSQL
         return try await PostgresStore(
-            location: PostgresLocation(url: databasePath, environment: environment.variables), creatingBookkeeping: preparing
+            location: serverLocation(), logger: logger ?? PostgresStore.silent, creatingBookkeeping: preparing
         )
         #else
         throw postgresUnavailable
         #endif
     }
+
+    #if PostgreSQL
+    /// The PostgreSQL database of ``databasePath``, warning on standard error, as libpq does, of a
+    /// password file that others may read and that is therefore ignored.
+    func serverLocation() throws -> PostgresLocation {
+        let location = try PostgresLocation(url: databasePath, environment: environment.variables)
+        if let warning = location.passwordFileWarning {
+            environment.console.errorLine("rederive: warning: \(warning)")
+        }
+        return location
+    }
+    #endif
 
     /// What a build without the PostgreSQL trait answers a PostgreSQL URL.
     var postgresUnavailable: RederiveError {

@@ -31,7 +31,7 @@ enum MigrationTarget {
         }
         #if PostgreSQL
         let store = try await PostgresStore(
-            location: PostgresLocation(url: database.databasePath, environment: database.environment.variables),
+            location: database.serverLocation(),
             creatingBookkeeping: !reading
         )
         return .postgres(store, name: database.databaseName)

@@ -117,7 +117,9 @@ struct RunCommand: AsyncParsableCommand {
                 "no database at \(database.databasePath) (create one with rederive import or rederive generate, or run with --create)"
             )
         }
-        let store = try await database.openPreparing(creating: create)
+        let store = try await database.openPreparing(
+            creating: create, serverLogger: logging.serverLogger(label: "rederive.postgres", console: console)
+        )
         if workersOnly, try await store.liveWorkers().isEmpty {
             console.line("no workers are deriving \(database.databaseName): nothing to join")
             return
@@ -150,7 +152,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         if summary.counts.failed > 0, progress != .json {
             let command = [database.environment.invocation, "failures", "--run", String(summary.runID)]
-                + (database.path.map { _ in ["--db", Invocation.quoted(database.databaseName)] } ?? [])
+                + (database.path.map { _ in ["--db", Invocation.quoted(database.databaseArgument)] } ?? [])
             console.line("\(Format.count(summary.counts.failed, "record")) failed; list \(summary.counts.failed == 1 ? "it" : "them") with `\(command.joined(separator: " "))`.")
         }
         if summary.status == .interrupted {

@@ -24,6 +24,9 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
     /// A PEM file of trusted root certificates for `verify-ca` and `verify-full` (`sslrootcert`).
     public let rootCertificate: String?
     let password: String?
+    /// Why the password file was ignored, as libpq warns: others may read it. Nil when it was read,
+    /// is missing, or was not needed.
+    public let passwordFileWarning: String?
 
     /// True for the URLs this store opens: `postgres://` and `postgresql://`.
     public static func isPostgresURL(_ text: String) -> Bool {
@@ -52,10 +55,10 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
         }
         self.tlsMode = tlsMode
         rootCertificate = query["sslrootcert"] ?? environment["PGSSLROOTCERT"]
-        password = components.password.flatMap { $0.removingPercentEncoding }
-            ?? environment["PGPASSWORD"]
-            ?? PasswordFile(path: environment["PGPASSFILE"] ?? Self.defaultPasswordFile(environment))?
-                .password(host: host, port: port, database: database, user: user)
+        let given = components.password.flatMap { $0.removingPercentEncoding } ?? environment["PGPASSWORD"]
+        let passwordFile = environment["PGPASSFILE"] ?? Self.defaultPasswordFile(environment)
+        password = given ?? PasswordFile(path: passwordFile)?.password(host: host, port: port, database: database, user: user)
+        passwordFileWarning = given == nil ? PasswordFile.permissionsProblem(path: passwordFile) : nil
     }
 
     /// `postgres://user@host:port/database`: the location without its password, for every message.
@@ -82,8 +85,7 @@ struct PasswordFile {
     let lines: [[String]]
 
     init?(path: String) {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              let permissions = attributes[.posixPermissions] as? Int, permissions & 0o077 == 0,
+        guard let permissions = Self.permissions(path), permissions & 0o077 == 0,
               let text = try? String(contentsOfFile: path, encoding: .utf8)
         else { return nil }
         lines = text.split(whereSeparator: \.isNewline).compactMap { line in
@@ -91,6 +93,18 @@ struct PasswordFile {
             let fields = Self.fields(of: line)
             return fields.count == 5 ? fields : nil
         }
+    }
+
+    /// What libpq warns of a file at `path` that others may read, and which it ignores; nil when
+    /// there is no such file or only its owner may read it.
+    static func permissionsProblem(path: String) -> String? {
+        guard let permissions = permissions(path), permissions & 0o077 != 0 else { return nil }
+        return "password file \(path) has group or world access, so it is ignored; "
+            + "permissions should be u=rw (0600) or less (chmod 600 \(path))"
+    }
+
+    private static func permissions(_ path: String) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int
     }
 
     func password(host: String, port: Int, database: String, user: String) -> String? {

@@ -23,6 +23,8 @@ public final class PostgresStore: Sendable {
     let client: PostgresClient
     private let running: Task<Void, Never>
     let logger: Logger
+    /// Says when the server went out of reach and when a statement reached it again.
+    let outage: OutageWatch
     /// Where this process's claims of each pipeline stand, by lease token and pipeline name; none
     /// when the next claim starts from the first id.
     let claimPositions = Mutex<[ClaimPositionKey: ClaimPosition]>([:])
@@ -45,6 +47,9 @@ public final class PostgresStore: Sendable {
     ///
     /// With `creatingBookkeeping` false, for commands that only read, nothing is created: a database
     /// without rederive's tables, or with an older version of them, is an error in one line.
+    ///
+    /// `logger` receives a warning when the server goes out of reach (the store retries until it is
+    /// back) and an info line when it is reached again; the connection pool's own messages at debug.
     public init(
         location: PostgresLocation, logger: Logger = PostgresStore.silent, replacedValuesRunLimit: Int = 20,
         creatingBookkeeping: Bool = true
@@ -64,7 +69,7 @@ public final class PostgresStore: Sendable {
             )
             try? await probe.close()
         } catch {
-            throw RederiveError(.database, "cannot open \(location)", underlying: PostgresProblem(error))
+            throw Self.openingError(error, location)
         }
         var configuration = PostgresClient.Configuration(
             host: location.host, port: location.port, username: location.user,
@@ -74,7 +79,10 @@ public final class PostgresStore: Sendable {
         configuration.options.maximumConnections = 24
         configuration.options.connectTimeout = .seconds(10)
         configuration.options.additionalStartupParameters = Self.sessionSettings
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let outage = OutageWatch(logger: logger, database: location.description)
+        self.outage = outage
+        let poolLogger = Logger(label: logger.label, factory: { _ in PoolLogHandler(watch: outage, forward: logger) })
+        let client = PostgresClient(configuration: configuration, backgroundLogger: poolLogger)
         self.client = client
         running = Task { await client.run() }
         do {
@@ -148,11 +156,31 @@ public final class PostgresStore: Sendable {
         return tlsOptional(location) ? .prefer(context) : .require(context)
     }
 
+    /// Why the first connection to `location` failed, in one line: where it could not connect and
+    /// why, that the server offers no TLS where `sslmode` insists on it, or what the server answered.
+    private static func openingError(_ error: any Error, _ location: PostgresLocation) -> RederiveError {
+        if let reason = ConnectionFailure.reason(error) {
+            return RederiveError(.database, "cannot connect to \(location.host):\(location.port): \(reason)")
+        }
+        if let error = error as? PSQLError, error.code == .sslUnsupported {
+            return RederiveError(
+                .database,
+                "cannot open \(location): the server does not offer TLS, and sslmode=\(location.tlsMode.rawValue) requires it "
+                    + "(sslmode=prefer uses TLS only where the server offers it; sslmode is one of "
+                    + "\(PostgresLocation.TLSMode.allCases.map(\.rawValue).joined(separator: ", ")))"
+            )
+        }
+        return RederiveError(.database, "cannot open \(location)", underlying: PostgresProblem(error))
+    }
+
     /// Runs `body` on a pooled connection; a database problem names the database (never its
     /// password) and what was attempted, and rederive's own errors pass through.
     func withConnection<T: Sendable>(_ verb: String, _ body: (PostgresConnection) async throws -> T) async throws -> T {
         do {
-            return try await client.withConnection { connection in try await body(connection) }
+            return try await client.withConnection { connection in
+                outage.connected()
+                return try await body(connection)
+            }
         } catch {
             throw describe(error, verb)
         }
@@ -201,6 +229,8 @@ struct PostgresProblem: Error, Sendable, CustomStringConvertible {
             if let detail = info[.detail] { text += " (\(detail))" }
             if let state = info[.sqlState] { text += " [SQLSTATE \(state)]" }
             description = text
+        } else if let reason = ConnectionFailure.reason(error) {
+            description = reason
         } else if error.code == .authMechanismRequiresPassword {
             description = "the server asks for a password: set $PGPASSWORD, or add the database to ~/.pgpass (host:port:database:user:password)"
         } else if let underlying = error.underlying {

@@ -37,14 +37,15 @@ struct CommandHarness {
         try await rederive(arguments)
     }
 
+    /// Runs a command in-process, with `$REDERIVE_DB` and `variables` as its environment.
     @discardableResult
-    func rederive(_ arguments: [String]) async throws -> Outcome {
+    func rederive(_ arguments: [String], variables: [String: String] = [:]) async throws -> Outcome {
         let captured = CapturedConsole()
         let environment = CommandEnvironment(
             registry: try Registry([RoomScan.pipeline]),
             samples: [Self.samples],
             console: captured.console,
-            variables: ["REDERIVE_DB": databasePath]
+            variables: variables.merging(["REDERIVE_DB": databasePath]) { _, harness in harness }
         )
         let status = await RederiveCommand.execute(arguments, in: environment)
         return Outcome(status: status, output: captured.standardOutput, errors: captured.standardError)

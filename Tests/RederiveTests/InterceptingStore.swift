@@ -5,8 +5,8 @@ import RederiveSQLite
 /// the store beneath.
 struct InterceptingStore: RecordStore, StoreReporting {
     let base: SQLiteStore
-    /// Runs before each claim; throwing fails the claim.
-    var beforeClaim: @Sendable () throws -> Void = {}
+    /// Runs before each claim; throwing fails the claim, and sleeping holds it up.
+    var beforeClaim: @Sendable () async throws -> Void = {}
     /// Sees each claimed batch.
     var afterClaim: @Sendable ([PendingRecord]) -> Void = { _ in }
     /// Sees each batch of pending records listed without claiming them.
@@ -17,7 +17,7 @@ struct InterceptingStore: RecordStore, StoreReporting {
     var afterCommit: @Sendable ([RecordResult]) -> Void = { _ in }
 
     func claim(_ plan: RunPlan, limit: Int, byteLimit: Int, lease: WorkerLease) async throws -> [PendingRecord] {
-        try beforeClaim()
+        try await beforeClaim()
         let records = try await base.claim(plan, limit: limit, byteLimit: byteLimit, lease: lease)
         afterClaim(records)
         return records

@@ -1,0 +1,83 @@
+#if PostgreSQL
+import Foundation
+import Glibc
+import Testing
+
+/// A server stopped and started again in the middle of a run: the run says in one line that it
+/// cannot reach the database and retries, in one more that it is back and after how long, at the
+/// default log level, and then completes with the values a SQLite run derives.
+@Suite("PostgreSQL server outage", .enabled(if: PostgresServer.testsRun, PostgresServer.skipReason), .timeLimit(.minutes(5)))
+struct PostgresOutageTests {
+    static let count = 240
+    static let seed = "7"
+
+    @Test func aServerStoppedMidRunIsToldInTwoLinesAndTheRunCompletes() async throws {
+        let sqliteValues = try await TestStore.sqlite.withHarness { harness in
+            _ = try await harness.rederive("generate", "--count", String(Self.count), "--seed", Self.seed)
+            _ = try await harness.rederive("run", "--progress", "none")
+            return try PostgresCommandTests.derivedValues(harness)
+        }
+        // A cluster of its own: the shared one serves other tests while this one is stopped.
+        let server = try PostgresServer.startAlone()
+        defer { server.stop() }
+        let url = try server.makeDatabase()
+        try await CommandHarness.withHarness(serverDatabase: url) { harness in
+            let generated = try await harness.rederive("generate", "--count", String(Self.count), "--seed", Self.seed)
+            try #require(generated.status == 0, "\(generated.errors)")
+            // Paced, so that the server stops while most records are still to derive.
+            let run = try RederiveProcess.start(
+                ["run", "--db", url, "--parallel", "2", "--batch-size", "10", "--max-rate", "60", "--progress", "json"],
+                in: harness.directory
+            )
+            let outcome: RederiveProcess.Outcome
+            do {
+                _ = try await run.waitForOutput { $0.components(separatedBy: "\"event\":\"progress\"").count > 3 }
+                try server.control("stop", options: ["-m", "fast"])
+                try await Task.sleep(for: .seconds(3))
+                try server.control("start")
+                outcome = try await run.wait()
+            } catch {
+                run.kill()
+                _ = try? await run.wait()
+                throw error
+            }
+            #expect(outcome.status == 0, "\(outcome.status): \(outcome.errors)")
+            let lines = outcome.errors.split(separator: "\n").map(String.init)
+            #expect(lines.count == 2, "\(outcome.errors)")
+            // Refused once the server is down; a connection tried while it shuts down is turned away.
+            #expect(lines.first.map {
+                $0.contains(" warning cannot reach the database; retrying until it is back ")
+                    && ($0.contains("error=\"connection refused (is the server running?)\"")
+                        || $0.contains("error=\"the server is shutting down or starting up\""))
+            } == true, "\(outcome.errors)")
+            #expect(lines.last.map { $0.contains(" info the database is reached again ") && $0.contains(" outage=") } == true, "\(outcome.errors)")
+            #expect(try PostgresCommandTests.derivedValues(harness, server: server) == sqliteValues)
+        }
+    }
+}
+
+extension PostgresServer {
+    /// A new cluster on a free port of 127.0.0.1, for a test that stops and starts its server. Stop
+    /// it with ``stop()``.
+    static func startAlone() throws -> PostgresServer {
+        let server = PostgresServer(directory: try initializeCluster(), port: try freePort())
+        do {
+            try server.control("start")
+        } catch {
+            server.stop()
+            throw error
+        }
+        return server
+    }
+
+    /// Runs `pg_ctl action` on the cluster and waits until it is done: `start` listens on the
+    /// cluster's port again.
+    func control(_ action: String, options: [String] = []) throws {
+        try Self.run(
+            ["\(Self.binaries)/pg_ctl", "-D", "\(directory)/data", "-l", "\(directory)/server.log", "-w", "-t", "60"] + options
+                + ["-o", "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off", action],
+            asServer: geteuid() == 0
+        )
+    }
+}
+#endif
