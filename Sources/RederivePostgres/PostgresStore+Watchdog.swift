@@ -57,6 +57,50 @@ extension PostgresStore {
     }
 }
 
+extension PostgresStore {
+    /// How long the statements of a cancelled task may still wait for the server: a run asked to stop
+    /// still commits what it derived and records how it ended, but not for ever on a connection that
+    /// no longer answers.
+    static let cancelledStatementLimit: Duration = .seconds(5)
+
+    /// Runs `body`, closing `connection` if it has not ended `limit` after its task was cancelled.
+    static func closing<T: Sendable>(
+        _ connection: PostgresConnection, cancelledFor limit: Duration, isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> T
+    ) async throws -> T {
+        let timer = CancellationTimer()
+        defer { timer.stop() }
+        return try await withTaskCancellationHandler {
+            try await body()
+        } onCancel: {
+            timer.start(after: limit) { _ = connection.close() as EventLoopFuture<Void> }
+        }
+    }
+}
+
+/// Runs an action some time after a task was cancelled, unless stopped first.
+private final class CancellationTimer: Sendable {
+    private let state = Mutex<(timer: Task<Void, Never>?, stopped: Bool)>((nil, false))
+
+    func start(after delay: Duration, _ action: @escaping @Sendable () -> Void) {
+        state.withLock { state in
+            guard !state.stopped, state.timer == nil else { return }
+            state.timer = Task {
+                do { try await Task.sleep(for: delay) } catch { return }
+                action()
+            }
+        }
+    }
+
+    func stop() {
+        let timer = state.withLock { state in
+            state.stopped = true
+            return state.timer
+        }
+        timer?.cancel()
+    }
+}
+
 /// Whether a watchdog closed its connection.
 private final class WatchdogFlag: Sendable {
     let fired = Atomic<Bool>(false)

@@ -152,7 +152,9 @@ public final class PostgresStore: Sendable {
     /// password) and what was attempted, and rederive's own errors pass through.
     func withConnection<T: Sendable>(_ verb: String, _ body: (PostgresConnection) async throws -> T) async throws -> T {
         do {
-            return try await client.withConnection { connection in try await body(connection) }
+            return try await client.withConnection { connection in
+                try await Self.closing(connection, cancelledFor: Self.cancelledStatementLimit) { try await body(connection) }
+            }
         } catch {
             throw describe(error, verb)
         }
