@@ -143,6 +143,7 @@ extension PostgresStore {
             WHERE r.source = \(source) AND r.record_id = picked.record_id
             RETURNING r.record_id
             """
+        let claimStatement = pick
         let outcome = try await watchedTransaction("claim records in", within: Self.claimDeadline(lease), closingOnCancel: true) { connection in
             // Read, not renewed: the heartbeat renews. Writing the lease's row here would hold its lock
             // to the end of the claim, and this process's other claims, commits and heartbeat would
@@ -151,7 +152,7 @@ extension PostgresStore {
             if self.reapIsDue(every: Self.pollInterval(lease)) {
                 try await Self.reapExpiredLeases(connection, logger)
             }
-            let locked = try await self.statements.run(pick, on: connection, logger: logger).map { row in
+            let locked = try await self.statements.run(claimStatement, on: connection, logger: logger).map { row in
                 try row.makeRandomAccess()[0].decode(Int64.self)
             }
             guard !locked.isEmpty else {

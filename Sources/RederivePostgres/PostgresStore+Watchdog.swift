@@ -13,24 +13,25 @@ import Rederive
 /// connection fails its statement with an error and is dropped from the pool, and nothing that comes
 /// later from the server (a late answer, or the end of the session) reaches a statement still waiting.
 extension PostgresStore {
-    /// Runs `body` in one transaction, like ``transaction(_:snapshot:_:)``, closing its connection if it
-    /// has not ended within `limit`, or when the task is cancelled and `closingOnCancel`. Throws
-    /// ``ConnectionFault`` when the connection failed (closed here, reset, or its session ended by
-    /// the server): the transaction was rolled back and may be tried again on another connection.
-    /// A cancelled task gets a `CancellationError`.
+    /// Runs `body` in one transaction, like ``transaction(_:snapshot:_:)``, giving up on it if it has
+    /// not ended within `limit`, or when the task is cancelled and `closingOnCancel`: its connection is
+    /// then closed, and the transaction left to end on its own (a connection closed under a waiting
+    /// statement does not always fail that statement). Throws ``ConnectionFault`` when the connection
+    /// failed (given up on, reset, or its session ended by the server): the transaction was rolled
+    /// back, or never committed, and may be tried again on another connection. A cancelled task gets
+    /// a `CancellationError`.
     func watchedTransaction<T: Sendable>(
-        _ verb: String, within limit: Duration, closingOnCancel: Bool, _ body: (PostgresConnection) async throws -> T
+        _ verb: String, within limit: Duration, closingOnCancel: Bool,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
-        let expired = WatchdogFlag()
-        do {
-            return try await client.withConnection { connection in
-                let watchdog = Task {
-                    do { try await Task.sleep(for: limit) } catch { return }
-                    expired.fired.store(true, ordering: .relaxed)
-                    _ = connection.close() as EventLoopFuture<Void>
-                }
-                defer { watchdog.cancel() }
-                return try await withTaskCancellationHandler {
+        let watch = TransactionWatch<T>()
+        let client = self.client
+        let logger = self.logger
+        let work = Task {
+            let outcome: Result<T, any Error>
+            do {
+                outcome = .success(try await client.withConnection { connection in
+                    watch.connected(connection)
                     try await connection.query("BEGIN", logger: logger)
                     do {
                         let value = try await body(connection)
@@ -40,19 +41,86 @@ extension PostgresStore {
                         _ = try? await connection.query("ROLLBACK", logger: logger)
                         throw error
                     }
-                } onCancel: {
-                    if closingOnCancel { _ = connection.close() as EventLoopFuture<Void> }
-                }
+                })
+            } catch {
+                outcome = .failure(error)
             }
-        } catch {
-            if Task.isCancelled { throw CancellationError() }
-            if expired.fired.load(ordering: .relaxed) {
+            watch.end(outcome)
+        }
+        let timer = Task {
+            do { try await Task.sleep(for: limit) } catch { return }
+            watch.end(.failure(TransactionWatch<T>.Expired()))
+        }
+        defer { timer.cancel() }
+        let outcome = await withTaskCancellationHandler {
+            await watch.outcome()
+        } onCancel: {
+            if closingOnCancel {
+                watch.end(.failure(CancellationError()))
+            } else {
+                work.cancel()
+            }
+        }
+        switch outcome {
+        case .success(let value):
+            return value
+        case .failure(let error):
+            if Task.isCancelled || error is CancellationError { throw CancellationError() }
+            if error is TransactionWatch<T>.Expired {
                 throw ConnectionFault(RederiveError(
                     .database, "cannot \(verb) \(location): no answer from the server within \(Int(limit.secondsValue.rounded(.up))) s"
                 ))
             }
             if ConnectionFault.isTransient(error) { throw ConnectionFault(describe(error, verb)) }
             throw describe(error, verb)
+        }
+    }
+}
+
+/// How a watched transaction ended, told once: by the transaction, or by its deadline or
+/// cancellation, which close its connection.
+private final class TransactionWatch<T: Sendable>: Sendable {
+    struct Expired: Error {}
+
+    private struct State {
+        var connection: PostgresConnection?
+        var outcome: Result<T, any Error>?
+        var waiting: CheckedContinuation<Result<T, any Error>, Never>?
+    }
+
+    private let state = Mutex<State>(State())
+
+    func connected(_ connection: PostgresConnection) {
+        let ended = state.withLock { state in
+            state.connection = connection
+            return state.outcome != nil
+        }
+        if ended { _ = connection.close() as EventLoopFuture<Void> }
+    }
+
+    /// Ends the watch with `outcome`, unless it has ended already; an outcome other than the
+    /// transaction's closes its connection.
+    func end(_ outcome: Result<T, any Error>) {
+        let (waiting, connection) = state.withLock { state -> (CheckedContinuation<Result<T, any Error>, Never>?, PostgresConnection?) in
+            guard state.outcome == nil else { return (nil, nil) }
+            state.outcome = outcome
+            defer { state.waiting = nil }
+            return (state.waiting, state.connection)
+        }
+        waiting?.resume(returning: outcome)
+        if case .failure(let error) = outcome, error is Expired || error is CancellationError {
+            _ = connection?.close() as EventLoopFuture<Void>?
+        }
+    }
+
+    func outcome() async -> Result<T, any Error> {
+        await withCheckedContinuation { continuation in
+            let ended = state.withLock { state -> Result<T, any Error>? in
+                if let outcome = state.outcome { return outcome }
+                state.waiting = continuation
+                return nil
+            }
+            if let ended { continuation.resume(returning: ended) }
         }
     }
 }
@@ -99,11 +167,6 @@ private final class CancellationTimer: Sendable {
         }
         timer?.cancel()
     }
-}
-
-/// Whether a watchdog closed its connection.
-private final class WatchdogFlag: Sendable {
-    let fired = Atomic<Bool>(false)
 }
 
 /// A connection that failed in the middle of a transaction, which was rolled back: the network

@@ -63,6 +63,21 @@ struct PostgresClaimFaultTests {
             try run.expectEveryRecordCommittedOnce(count: 250)
         }
     }
+
+    @Test func theFirstSignalEndsAWorkerCutOffInsideAClaim() async throws {
+        try await ClaimFaultRun.with(count: 250) { run, _ in
+            let session = try await run.catchInsideAClaim()
+            try run.cutOff(session)
+            try await Task.sleep(for: .seconds(1))
+            run.victim.interrupt()
+            try await PostgresCrossHostTests.waitUntil("the interrupted worker ends", limit: .seconds(30), state: run.state) {
+                run.victim.hasEnded
+            }
+            try run.hosts.reconnect(worker: 1, run.victim)
+            let interrupted = try await run.workers.finish(run.victim)
+            #expect(!interrupted.signaled, "\(interrupted.output) \(interrupted.errors)")
+        }
+    }
 }
 
 /// Two paced workers on two hosts deriving one run of a generated corpus: the victim (worker 1),
