@@ -48,7 +48,12 @@ extension PostgresStore {
         let key = ClaimPositionKey(token: lease.token, pipeline: plan.pipeline.name)
         while true {
             let position = claimPositions.withLock { $0[key] } ?? .after(nil)
-            let outcome = try await claimOnce(plan, position, limit: limit, byteLimit: byteLimit, lease: lease)
+            let outcome: ClaimOutcome
+            do {
+                outcome = try await claimRetrying(plan, position, limit: limit, byteLimit: byteLimit, lease: lease)
+            } catch is CancellationError {
+                return []
+            }
             if !outcome.records.isEmpty {
                 if case .after = position, let cursor = outcome.cursor { claimPositions.withLock { $0[key] = .after(cursor) } }
                 return outcome.records
@@ -73,6 +78,36 @@ extension PostgresStore {
         }
     }
 
+    /// The longest a claim may wait for the server before its connection is closed and the claim
+    /// tried again: a claim cut off from the server would otherwise wait for ever.
+    static func claimDeadline(_ lease: WorkerLease) -> Duration {
+        max(lease.duration, .seconds(5))
+    }
+
+    /// ``claimOnce(_:_:limit:byteLimit:lease:)``, tried again, after a pause that doubles each time,
+    /// while its connection fails (reset, its session ended by the server, or no answer by the
+    /// deadline) and no longer than the lease lasts since the first failure. A claim tried again
+    /// first reads whether the lease is still held: when it was taken over meanwhile, the claim says so,
+    /// and the run takes a new lease.
+    private func claimRetrying(
+        _ plan: RunPlan, _ position: ClaimPosition, limit: Int, byteLimit: Int, lease: WorkerLease
+    ) async throws -> ClaimOutcome {
+        var pause = Duration.milliseconds(100)
+        var failedSince: ContinuousClock.Instant?
+        while true {
+            do {
+                return try await claimOnce(plan, position, limit: limit, byteLimit: byteLimit, lease: lease)
+            } catch let fault as ConnectionFault {
+                let since = failedSince ?? .now
+                failedSince = since
+                guard since.duration(to: .now) < lease.duration else { throw fault.error }
+                logger.warning("a claim failed; trying again", metadata: ["error": "\(fault.error)"])
+                try await Task.sleep(for: pause)
+                pause = min(pause * 2, lease.duration / 3)
+            }
+        }
+    }
+
     private struct ClaimOutcome: Sendable {
         var records: [PendingRecord] = []
         /// Where the cursor stands after `records`; nil when it stays where it was.
@@ -93,7 +128,7 @@ extension PostgresStore {
         let tables = PostgresPipelineTables(plan.pipeline)
         let reader = PostgresPendingReader(plan: plan, tables: tables, payloadColumn: try await payloadColumn(tables), statements: statements)
         let logger = self.logger
-        let outcome = try await transaction("claim records in") { connection in
+        let outcome = try await watchedTransaction("claim records in", within: Self.claimDeadline(lease), closingOnCancel: true) { connection in
             // Read, not renewed: the heartbeat renews. Writing the lease's row here would hold its lock
             // to the end of the claim, and this process's other claims, commits and heartbeat would
             // queue behind it.

@@ -28,10 +28,18 @@ extension PostgresStore {
         return .acquired(WorkerLease(worker: worker, token: token, duration: duration))
     }
 
+    /// Renews on a watched connection (``watchedTransaction(_:within:closingOnCancel:_:)``): a renewal cut
+    /// off from the server ends by the lease's expiry, and at once when the run ends, rather than
+    /// hold the run open for ever.
     public func renewLease(_ lease: WorkerLease) async throws {
         let logger = self.logger
-        let renewed = try await withConnection("renew the lease on") { connection in
-            try await Self.renew(lease, connection, logger)
+        let renewed: Bool
+        do {
+            renewed = try await watchedTransaction("renew the lease on", within: lease.duration, closingOnCancel: true) { connection in
+                try await Self.renew(lease, connection, logger)
+            }
+        } catch let fault as ConnectionFault {
+            throw fault.error
         }
         if !renewed { throw leaseLost(lease) }
     }

@@ -179,7 +179,7 @@ public final class PostgresStore: Sendable {
         do {
             return try await client.withConnection { connection in
                 outage.connected()
-                return try await body(connection)
+                return try await Self.closing(connection, cancelledFor: Self.cancelledStatementLimit) { try await body(connection) }
             }
         } catch {
             throw describe(error, verb)

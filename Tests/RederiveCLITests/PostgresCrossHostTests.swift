@@ -172,7 +172,7 @@ struct PostgresCrossHostTests {
 
 /// Where the test's server and workers run: each in a network namespace of its own, or, when this
 /// process may not create namespaces, all on loopback with the shared cluster.
-private struct CrossHosts {
+struct CrossHosts {
     let server: PostgresServer
     let network: NetworkNamespaces?
     /// Why the hosts are on loopback; nil when they are namespaces.
@@ -243,7 +243,7 @@ private struct CrossHosts {
 
 /// The worker processes of a test; those not yet reaped when it ends (it failed) are killed and
 /// reaped, so that none outlives it, stopped or not.
-private final class Workers {
+final class Workers {
     private var unreaped: [RederiveProcess] = []
 
     func start(_ arguments: [String], wrapper: [String], in directory: URL) throws -> RederiveProcess {

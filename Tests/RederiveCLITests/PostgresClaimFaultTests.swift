@@ -1,0 +1,208 @@
+#if PostgreSQL
+import Foundation
+import Glibc
+import RederiveCLI
+import Testing
+
+/// Faults that hit a worker in the middle of a claim, on hosts joined by a network (network
+/// namespaces, as in ``PostgresCrossHostTests``).
+///
+/// A worker is caught inside a claim by holding a lock that claims wait for: its claim statement
+/// then waits on the server (`WITH picked …`, waiting for a lock in `pg_stat_activity`). Cut off
+/// there, and its session ended on the server's side meanwhile, it waits for an answer that never
+/// comes: the server's end of the connection is gone when the link is back.
+@Suite("PostgreSQL faults inside a claim", .serialized, .enabled(if: PostgresServer.testsRun, PostgresServer.skipReason), .timeLimit(.minutes(4)))
+struct PostgresClaimFaultTests {
+    static let count = 500
+    static let seed = "12"
+    static let lease: Duration = .seconds(2)
+    /// How long after its link is back a worker cut inside a claim may take to take a new lease and
+    /// commit again: the lease, the server's idle-in-transaction timeout (30 s), and a margin.
+    static let rejoinLimit: Duration = lease + .seconds(30) + .seconds(10)
+
+    @Test func aWorkerCutInsideAClaimRejoinsTheRunEveryTime() async throws {
+        let sqliteValues = try await TestStore.sqlite.withHarness { harness in
+            _ = try await harness.rederive("generate", "--count", String(Self.count), "--seed", Self.seed, "--corrupt", "0.03")
+            _ = try await harness.rederive("run", "--progress", "none")
+            return try PostgresCommandTests.derivedValues(harness)
+        }
+        try await ClaimFaultRun.with { run, harness in
+            for cut in 1...2 {
+                let session = try await run.catchInsideAClaim()
+                try run.cutOff(session)
+                try await PostgresCrossHostTests.waitUntil("the cut-off worker's lease is taken over (cut \(cut))", limit: .seconds(30), state: run.state) {
+                    try run.leases()[run.victim.child.pid] == nil
+                }
+                try run.hosts.reconnect(worker: 1, run.victim)
+                try await PostgresCrossHostTests.waitUntil(
+                    "the cut-off worker commits with a new lease or ends (cut \(cut))", limit: Self.rejoinLimit, state: run.state
+                ) {
+                    try run.victim.hasEnded || (run.leases()[run.victim.child.pid]?.done ?? 0) > 0
+                }
+            }
+            let returned = try await run.workers.finish(run.victim)
+            #expect(!returned.signaled && [0, 3].contains(returned.status), "\(returned.output) \(returned.errors)")
+            let survived = try await run.workers.finish(run.survivor)
+            #expect(!survived.signaled && [0, 3].contains(survived.status), "\(survived.output) \(survived.errors)")
+            try run.expectEveryRecordCommittedOnce()
+            #expect(try PostgresCommandTests.derivedValues(harness, server: run.hosts.server) == sqliteValues)
+        }
+    }
+
+    @Test func aClaimWhoseSessionTheServerEndsIsTriedAgain() async throws {
+        try await ClaimFaultRun.with(count: 250) { run, _ in
+            let session = try await run.catchInsideAClaim()
+            try run.server.psql(run.database, "SELECT pg_terminate_backend(\(session.pid))")
+            try await PostgresCrossHostTests.waitUntil("the worker whose session was ended finishes", limit: .seconds(90), state: run.state) {
+                run.victim.hasEnded
+            }
+            let returned = try await run.workers.finish(run.victim)
+            #expect(!returned.signaled && [0, 3].contains(returned.status), "\(returned.output) \(returned.errors)")
+            #expect(!returned.errors.contains("rederive: cannot claim"), "\(returned.errors)")
+            _ = try await run.workers.finish(run.survivor)
+            try run.expectEveryRecordCommittedOnce(count: 250)
+        }
+    }
+
+    @Test func theFirstSignalEndsAWorkerCutOffInsideAClaim() async throws {
+        try await ClaimFaultRun.with(count: 250) { run, _ in
+            let session = try await run.catchInsideAClaim()
+            try run.cutOff(session)
+            try await Task.sleep(for: .seconds(1))
+            run.victim.interrupt()
+            try await PostgresCrossHostTests.waitUntil("the interrupted worker ends", limit: .seconds(30), state: run.state) {
+                run.victim.hasEnded
+            }
+            try run.hosts.reconnect(worker: 1, run.victim)
+            let interrupted = try await run.workers.finish(run.victim)
+            #expect(!interrupted.signaled, "\(interrupted.output) \(interrupted.errors)")
+        }
+    }
+}
+
+/// Two paced workers on two hosts deriving one run of a generated corpus: the victim (worker 1),
+/// which the tests cut off or whose session they end, and the survivor (worker 0).
+private struct ClaimFaultRun {
+    let hosts: CrossHosts
+    let network: NetworkNamespaces
+    let database: String
+    let workers: Workers
+    let victim: RederiveProcess
+    let survivor: RederiveProcess
+
+    var server: PostgresServer { hosts.server }
+
+    /// Sets the run up and hands it to `body` once both workers have committed; skips with a warning
+    /// where network namespaces cannot be made (a stopped process on loopback keeps its connections).
+    static func with(count: Int = PostgresClaimFaultTests.count, _ body: (ClaimFaultRun, CommandHarness) async throws -> Void) async throws {
+        let hosts = try CrossHosts.make(workers: 2)
+        defer { hosts.tearDown() }
+        guard let network = hosts.network else {
+            Issue.record("skipped: network namespaces cannot be created here (\(hosts.loopbackReason ?? ""))", severity: .warning)
+            return
+        }
+        let database = try hosts.server.makeDatabase().split(separator: "/").last.map { String($0.prefix { $0 != "?" }) } ?? ""
+        let url = hosts.url(database: database)
+        try await CommandHarness.withHarness(serverDatabase: url) { harness in
+            let workers = Workers()
+            defer { workers.killRemaining() }
+            let generated = try await RederiveProcess.run(
+                ["generate", "--db", url, "--count", String(count), "--seed", PostgresClaimFaultTests.seed, "--corrupt", "0.03"],
+                wrapper: hosts.wrapper(worker: 0), in: harness.directory
+            )
+            try #require(generated.status == 0, "\(generated.errors)")
+            let arguments = ["run", "--db", url, "--parallel", "2", "--batch-size", "10", "--max-rate", "8",
+                             "--lease-duration", String(PostgresClaimFaultTests.lease.components.seconds), "--progress", "none"]
+            let survivor = try workers.start(arguments, wrapper: hosts.wrapper(worker: 0), in: harness.directory)
+            let victim = try workers.start(arguments, wrapper: hosts.wrapper(worker: 1), in: harness.directory)
+            let run = ClaimFaultRun(hosts: hosts, network: network, database: database, workers: workers, victim: victim, survivor: survivor)
+            try await PostgresCrossHostTests.waitUntil("both workers have committed a batch", state: run.state) {
+                let now = try run.leases()
+                return [victim, survivor].allSatisfy { now[$0.child.pid]?.done ?? 0 > 0 } || victim.hasEnded || survivor.hasEnded
+            }
+            try #require(!victim.hasEnded && !survivor.hasEnded, "a worker ended before the fault: \(run.state())")
+            try await body(run, harness)
+        }
+    }
+
+    /// Per worker process with a lease: the records it committed, and those it holds claimed now.
+    func leases() throws -> [Int32: (done: Int, claimed: Int)] {
+        try server.psqlRows(database, """
+            SELECT l.process_id, (SELECT coalesce(sum(s.derived + s.unchanged + s.failed), 0) FROM rederive_run_shares s WHERE s.token = l.token),
+                (SELECT count(*) FROM rederive_records r WHERE r.claimed_by = l.token)
+            FROM rederive_leases l
+            """).reduce(into: [:]) { leases, row in
+            leases[Int32(row[0]) ?? 0] = (Int(row[1]) ?? 0, Int(row[2]) ?? 0)
+        }
+    }
+
+    /// What the workers and their sessions are doing, for a test that waits in vain.
+    func state() -> String {
+        let sessions = try? server.psqlRows(database, """
+            SELECT pid, coalesce(host(client_addr), 'local'), state, coalesce(wait_event_type, ''), left(query, 40)
+            FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+            """)
+        let running = [victim, survivor].map { "\($0.child.pid) \($0.hasEnded ? "ended" : "runs")" }
+        return "leases (pid: done, claimed): \((try? leases()).map { "\($0)" } ?? "?"); workers: \(running); sessions: \(sessions ?? []); "
+            + "victim's errors: \(victim.errorsSoFar().suffix(600))"
+    }
+
+    /// The victim's session, caught waiting inside its claim statement.
+    struct Session {
+        let pid: Int
+        let port: Int
+    }
+
+    /// Holds a lock that claims wait for, until the victim's claim (picking records, or freeing those
+    /// of expired leases) waits for it; returns that session. The lock is let go a few seconds later, cut off or not.
+    func catchInsideAClaim() async throws -> Session {
+        let address = network.workerAddress(1)
+        for _ in 0..<8 {
+            let server = self.server
+            let database = self.database
+            let locker = Task.detached {
+                try server.psql(database, "BEGIN; LOCK TABLE rederive_records IN EXCLUSIVE MODE; SELECT pg_sleep(4); COMMIT")
+            }
+            let deadline = ContinuousClock.now + .seconds(3)
+            while ContinuousClock.now < deadline {
+                let rows = try server.psqlRows(database, """
+                    SELECT pid, client_port FROM pg_stat_activity WHERE client_addr = '\(address)' AND wait_event_type = 'Lock'
+                    AND (query LIKE 'WITH picked%' OR query LIKE 'UPDATE rederive_records r SET claimed_by = NULL FROM (%')
+                    """)
+                if let row = rows.first, let pid = Int(row[0]), let port = Int(row[1]) {
+                    return Session(pid: pid, port: port)
+                }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            _ = try await locker.value
+        }
+        throw ProcessError("the victim was never caught inside a claim; \(state())")
+    }
+
+    /// Unplugs the victim, then ends its claiming session on the server and drops the server's end
+    /// of that connection, which would otherwise tell the victim once the link is back: the victim's
+    /// claim waits for an answer that never comes.
+    func cutOff(_ session: Session) throws {
+        try hosts.cut(worker: 1, victim)
+        try server.psql(database, "SELECT pg_terminate_backend(\(session.pid), 5000)")
+        _ = try PostgresServer.run(
+            [NetworkNamespaces.ip, "netns", "exec", network.server, "ss", "-K", "dst", network.workerAddress(1), "dport", "=", ":\(session.port)"],
+            asServer: false
+        )
+    }
+
+    /// The run ended completed, each record committed once, and nothing left claimed or leased.
+    func expectEveryRecordCommittedOnce(count: Int = PostgresClaimFaultTests.count) throws {
+        let runs = try server.psqlRows(database, "SELECT status FROM rederive_runs")
+        #expect(runs == [["completed"]], "\(runs)")
+        let totals = try server.psql(database, "SELECT sum(derived + failed), sum(unchanged), count(*) FROM \(PostgresRunCounts.runs)")
+            .trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|").map(String.init)
+        #expect(totals == [String(count), "0", "1"], "\(totals)")
+        let leftovers = try server.psql(database, """
+            SELECT (SELECT count(*) FROM rederive_records WHERE claimed_by IS NOT NULL) || '|'
+                || (SELECT count(*) FROM rederive_leases)
+            """).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(leftovers == "0|0", "claimed records | leases")
+    }
+}
+#endif
