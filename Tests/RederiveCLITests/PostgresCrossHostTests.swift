@@ -101,7 +101,9 @@ struct PostgresCrossHostTests {
             // rejected (counted as skipped), and it takes a new lease and derives on with the others.
             let returned = try await workers.finish(cutOff)
             #expect(!returned.signaled && [0, 3].contains(returned.status), "\(returned.output) \(returned.errors)")
-            #expect(returned.errors.isEmpty, "\(returned.errors)")
+            // What it says on the way is the log of a claim retried or an outage, never an error.
+            let said = returned.errors.split(separator: "\n")
+            #expect(said.allSatisfy { $0.contains(" warning ") || $0.contains(" info ") }, "\(returned.errors)")
 
             let finished = try await workers.finish(survivor)
             #expect(finished.status == 3, "\(finished.output) \(finished.errors)")
