@@ -248,7 +248,7 @@ struct CrossHosts {
 final class Workers {
     private var unreaped: [RederiveProcess] = []
 
-    func start(_ arguments: [String], wrapper: [String], in directory: URL) throws -> RederiveProcess {
+    func start(_ arguments: [String], wrapper: [String] = [], in directory: URL) throws -> RederiveProcess {
         let process = try RederiveProcess.start(arguments, wrapper: wrapper, in: directory)
         unreaped.append(process)
         return process

@@ -16,13 +16,13 @@ struct PostgresDeadWorkerTests {
     }
 
     @Test func theRecordsOfAKilledWorkerAreDerivedWhileTheLiveOnesStillHaveManyLeft() async throws {
-        let count = 400
+        let count = 800
         let server = try PostgresServer.shared()
         try await TestStore.postgres.withHarness { harness in
             let url = try #require(harness.serverDatabase)
             let database = PostgresServer.databaseName(in: url)
             _ = try await harness.rederive("generate", "--count", String(count), "--seed", "12")
-            let processes = TestProcesses()
+            let processes = Workers()
             defer { processes.killRemaining() }
             let workers = try (0..<3).map { _ in try processes.start(Self.pacedRun(url, lease: 2), in: harness.directory) }
             let victim = workers[0]
@@ -63,7 +63,7 @@ struct PostgresDeadWorkerTests {
             let database = PostgresServer.databaseName(in: url)
             _ = try await harness.rederive("generate", "--count", "150", "--seed", "13")
             // A lease far longer than the test waits: its expiry cannot be what frees the records.
-            let processes = TestProcesses()
+            let processes = Workers()
             defer { processes.killRemaining() }
             let victim = try processes.start(Self.pacedRun(url, lease: 60), in: harness.directory)
             let held = try await Self.killHolding(victim, processes, server: server, database: database)
@@ -126,7 +126,7 @@ struct PostgresDeadWorkerTests {
             try server.psql(database, "UPDATE rederive_records SET claimed_by = CASE WHEN record_id % 2 = 0 THEN 'reused' ELSE 'ended' END WHERE record_id <= 4")
 
             // Were the dead leases taken for live, the run would wait for their records for ten minutes.
-            let processes = TestProcesses()
+            let processes = Workers()
             defer { processes.killRemaining() }
             let worker = try processes.start(["run", "--db", url, "--progress", "none"], in: harness.directory)
             let run = try await processes.finish(worker, limit: .seconds(60))
@@ -149,7 +149,7 @@ struct PostgresDeadWorkerTests {
     /// Stops `victim` when it holds claimed records (resuming it in between), kills it with SIGKILL,
     /// and returns the records it held.
     private static func killHolding(
-        _ victim: RederiveProcess, _ processes: TestProcesses, server: PostgresServer, database: String
+        _ victim: RederiveProcess, _ processes: Workers, server: PostgresServer, database: String
     ) async throws -> [Int64] {
         let deadline = ContinuousClock.now + .seconds(60)
         let holding = """
@@ -188,39 +188,4 @@ struct PostgresDeadWorkerTests {
     }
 }
 
-/// The processes a test started; those it did not reap (it failed) are killed and reaped at its end.
-private final class TestProcesses {
-    private var unreaped: [RederiveProcess] = []
-
-    func start(_ arguments: [String], in directory: URL) throws -> RederiveProcess {
-        let process = try RederiveProcess.start(arguments, in: directory)
-        unreaped.append(process)
-        return process
-    }
-
-    /// Waits for `process` to end and reaps it; kills it past `limit`, which only a hang reaches, and
-    /// fails the test then.
-    func finish(_ process: RederiveProcess, limit: Duration = .seconds(120)) async throws -> RederiveProcess.Outcome {
-        let deadline = ContinuousClock.now + limit
-        while !process.hasEnded && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        if !process.hasEnded {
-            Issue.record("process \(process.child.pid) still runs after \(limit); killed")
-            _ = Glibc.kill(process.child.pid, SIGCONT)
-            process.kill()
-        }
-        unreaped.removeAll { $0.child.pid == process.child.pid }
-        return try await process.wait()
-    }
-
-    func killRemaining() {
-        for process in unreaped {
-            _ = Glibc.kill(process.child.pid, SIGCONT)
-            process.kill()
-            _ = process.child.wait()
-        }
-        unreaped = []
-    }
-}
 #endif
