@@ -32,15 +32,7 @@ extension PostgresStore {
             do {
                 outcome = .success(try await client.withConnection { connection in
                     watch.connected(connection)
-                    try await connection.query("BEGIN", logger: logger)
-                    do {
-                        let value = try await body(connection)
-                        try await connection.query("COMMIT", logger: logger)
-                        return value
-                    } catch {
-                        _ = try? await connection.query("ROLLBACK", logger: logger)
-                        throw error
-                    }
+                    return try await Self.inTransaction(connection, logger: logger, body)
                 })
             } catch {
                 outcome = .failure(error)

@@ -192,15 +192,25 @@ public final class PostgresStore: Sendable {
         _ verb: String, snapshot: Bool = false, _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
         try await withConnection(verb) { connection in
-            try await connection.query(snapshot ? "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY" : "BEGIN", logger: logger)
-            do {
-                let value = try await body(connection)
-                try await connection.query("COMMIT", logger: logger)
-                return value
-            } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger)
-                throw error
-            }
+            try await Self.inTransaction(
+                connection, begin: snapshot ? "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY" : "BEGIN", logger: logger, body
+            )
+        }
+    }
+
+    /// Runs `body` between `begin` and COMMIT on `connection`, rolling back when it throws.
+    static func inTransaction<T: Sendable>(
+        _ connection: PostgresConnection, begin: PostgresQuery = "BEGIN", logger: Logger,
+        _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        try await connection.query(begin, logger: logger)
+        do {
+            let value = try await body(connection)
+            try await connection.query("COMMIT", logger: logger)
+            return value
+        } catch {
+            _ = try? await connection.query("ROLLBACK", logger: logger)
+            throw error
         }
     }
 
