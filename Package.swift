@@ -10,6 +10,8 @@ let package = Package(
     products: [
         .library(name: "Rederive", targets: ["Rederive"]),
         .library(name: "RederiveSQLite", targets: ["RederiveSQLite"]),
+        // Empty unless built with the PostgreSQL trait.
+        .library(name: "RederivePostgres", targets: ["RederivePostgres"]),
         .library(name: "RederiveCLI", targets: ["RederiveCLI"]),
         .library(name: "RederiveReport", targets: ["RederiveReport"]),
         .library(name: "RoomScan", targets: ["RoomScan"]),

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Lists the public declarations of a module that have no documentation comment of their own.
+"""Lists the public declarations of modules that have no documentation comment of their own.
 
-Reads the symbol graph that `swift package generate-documentation --target MODULE` extracted (run it
-first) and exits 1 when any public declaration written in the sources lacks a `///` summary: a comment
-inherited from a protocol of another module does not count. Symbols the compiler synthesizes
-(Equatable's `!=`, Codable's `init(from:)`) have no place in the sources and are not listed.
+Reads the symbol graphs that `swift package generate-documentation --target MODULE` extracted (run it
+first; `--build-path` names the scratch path it used, `.build` by default) and exits 1 when any public
+declaration written in this package's sources lacks a `///` summary: a comment inherited from a
+protocol of another module does not count. Symbols with no place in these sources are not listed:
+what the compiler synthesizes (Equatable's `!=`, Codable's `init(from:)`) and what a dependency's
+protocol extension provides (ArgumentParser's `main()`).
 
-    python3 .ci/doc-coverage.py Rederive
+    python3 .ci/doc-coverage.py Rederive RederiveSQLite
+    python3 .ci/doc-coverage.py --build-path .build-pg RederivePostgres
 """
 import glob
 import json
@@ -14,11 +17,10 @@ import os
 import sys
 
 
-def main():
-    module = sys.argv[1] if len(sys.argv) > 1 else "Rederive"
-    directories = glob.glob(os.path.join(".build", "*", "extracted-symbols", "*", module))
+def coverage(module, build_path, sources):
+    directories = glob.glob(os.path.join(build_path, "*", "extracted-symbols", "*", module))
     if not directories:
-        sys.exit(f"no symbol graph for {module}: run swift package generate-documentation --target {module} first")
+        sys.exit(f"no symbol graph for {module} in {build_path}: run swift package generate-documentation --target {module} first")
     newest = max(directories, key=os.path.getmtime)
     declared, missing = 0, []
     for path in sorted(glob.glob(os.path.join(newest, f"{module}*.symbols.json"))):
@@ -28,6 +30,8 @@ def main():
             location = symbol.get("location")
             if location is None or symbol["accessLevel"] not in ("public", "open"):
                 continue
+            if not location["uri"].removeprefix("file://").startswith(sources):
+                continue
             declared += 1
             comment = symbol.get("docComment")
             if comment is None or comment.get("module", module) != module:
@@ -35,9 +39,19 @@ def main():
                 line = location["position"]["line"] + 1
                 missing.append(f"{source}:{line}: {'.'.join(symbol['pathComponents'])}")
     for entry in sorted(missing):
-        print(f"undocumented: {entry}")
+        print(f"undocumented: {module}: {entry}")
     print(f"{module}: {declared - len(missing)} of {declared} public declarations documented")
-    sys.exit(1 if missing else 0)
+    return not missing
+
+
+def main():
+    arguments = sys.argv[1:]
+    build_path = ".build"
+    if arguments[:1] == ["--build-path"]:
+        build_path, arguments = arguments[1], arguments[2:]
+    sources = tuple(os.path.join(os.getcwd(), folder) + os.sep for folder in ("Sources", "Pipelines"))
+    results = [coverage(module, build_path, sources) for module in arguments or ["Rederive"]]
+    sys.exit(0 if all(results) else 1)
 
 
 if __name__ == "__main__":
