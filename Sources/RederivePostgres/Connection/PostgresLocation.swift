@@ -11,15 +11,29 @@ import Rederive
 public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
     /// How strictly TLS is asked for, as libpq's `sslmode` says it.
     public enum TLSMode: String, Sendable, Hashable, CaseIterable {
-        case disable, allow, prefer, require
+        /// Never TLS.
+        case disable
+        /// Plain first; TLS only if the server insists.
+        case allow
+        /// TLS when the server offers it, plain otherwise (libpq's default).
+        case prefer
+        /// TLS always, without checking the server's certificate.
+        case require
+        /// TLS always, with a certificate signed by a trusted root.
         case verifyCA = "verify-ca"
+        /// TLS always, with a trusted certificate whose name matches the host.
         case verifyFull = "verify-full"
     }
 
+    /// The server's host name or address.
     public let host: String
+    /// The server's port, 5432 unless the URL says otherwise.
     public let port: Int
+    /// The role to connect as.
     public let user: String
+    /// The database's name.
     public let database: String
+    /// How strictly TLS is asked for (`sslmode`).
     public let tlsMode: TLSMode
     /// A PEM file of trusted root certificates for `verify-ca` and `verify-full` (`sslrootcert`).
     public let rootCertificate: String?

@@ -5,6 +5,7 @@ import Rederive
 
 /// Storing a batch of results in one transaction, fenced by the lease's claims and each record's generation.
 extension PostgresStore {
+    /// Commits in one transaction, fenced by the lease's token and each record's payload generation.
     public func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> RunCounts {
         guard !results.isEmpty else { return RunCounts() }
         let tables = PostgresPipelineTables(plan.pipeline)

@@ -5,6 +5,7 @@ import Rederive
 
 /// Failure reports and invalidation.
 extension PostgresStore: StoreReporting {
+    /// The current failures of the processors' present versions, oldest record first.
     public func failures(of pipeline: Pipeline, filter: FailureFilter) async throws -> [RecordFailure] {
         let tables = PostgresPipelineTables(pipeline)
         let processors = pipeline.processors.filter { filter.processors?.contains($0.name) ?? true }
@@ -36,6 +37,7 @@ extension PostgresStore: StoreReporting {
         return reports.sorted { ($0.recordID, order[$0.processor] ?? 0) < ($1.recordID, order[$1.processor] ?? 0) }
     }
 
+    /// Marks the matching stamps not current, in one transaction, after checking the names and keys.
     public func invalidate(_ pipeline: Pipeline, processors: [String]?, keys: [String]?) async throws -> Int {
         let tables = PostgresPipelineTables(pipeline)
         let names = processors ?? pipeline.processors.map(\.name)

@@ -10,6 +10,8 @@ import Rederive
 /// so that the next claims of the live workers find them through the index of claims and take them
 /// first, wherever their cursors stand; the last worker to leave frees what nobody took.
 extension PostgresStore {
+    /// Takes a lease of this process's own, since many processes derive at once here, and reaps the
+    /// expired leases and those of this host's processes that no longer run.
     public func acquireLease(for worker: WorkerIdentity, duration: Duration) async throws -> LeaseAcquisition {
         let token = UUID().uuidString
         var statement = SQLStatement()
@@ -44,6 +46,8 @@ extension PostgresStore {
         if !renewed { throw leaseLost(lease) }
     }
 
+    /// Deletes the lease; what it still holds is left to the others' next claims, and the last worker
+    /// to leave frees what nobody took.
     public func releaseLease(_ lease: WorkerLease) async throws {
         claimPositions.withLock { positions in
             positions = positions.filter { $0.key.token != lease.token }
@@ -124,6 +128,7 @@ extension PostgresStore {
         )
     }
 
+    /// The unexpired leases of processes that still run, with their claimed and committed counts.
     public func liveWorkers() async throws -> [WorkerStatus] {
         let logger = self.logger
         let leases = try await withConnection("read") { connection in

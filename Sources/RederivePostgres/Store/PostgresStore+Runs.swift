@@ -125,6 +125,7 @@ extension PostgresStore {
         try await connection.run(end, logger: logger)
     }
 
+    /// The recorded runs, newest first.
     public func runs(limit: Int?) async throws -> [RunHistoryEntry] {
         var statement = SQLStatement()
         statement.sql = """

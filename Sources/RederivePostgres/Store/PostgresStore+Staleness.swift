@@ -6,6 +6,7 @@ import Rederive
 
 /// Finding and counting stale records, and reading them for a preview without claiming them.
 extension PostgresStore {
+    /// Creates what is missing for the pipeline (bookkeeping, output columns, triggers) in one transaction.
     public func prepare(_ pipeline: Pipeline) async throws {
         let schema = PostgresPipelineSchema(tables: PostgresPipelineTables(pipeline))
         let logger = self.logger
@@ -38,6 +39,7 @@ extension PostgresStore {
         return column
     }
 
+    /// Counts the plan's stale records in one statement.
     public func pendingCount(_ plan: RunPlan) async throws -> Int {
         let logger = self.logger
         return try await withConnection("read") { connection in
@@ -68,6 +70,7 @@ extension PostgresStore {
         return try await connection.count(statement, logger: logger)
     }
 
+    /// Reads stale records with their payloads without claiming them.
     public func pendingRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {
         let tables = PostgresPipelineTables(plan.pipeline)
         let reader = PostgresPendingReader(plan: plan, tables: tables, payloadColumn: try await payloadColumn(tables), statements: statements)
@@ -120,6 +123,7 @@ extension PostgresStore {
         (try? JSONEncoder().encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
     }
 
+    /// Counts up-to-date, stale and failed records per processor.
     public func status(of pipeline: Pipeline) async throws -> [ProcessorStatus] {
         let logger = self.logger
         return try await withConnection("read") { connection in

@@ -5,12 +5,14 @@ import Rederive
 /// Reading stored derived values and whole records, for previews, verification and reports: reads
 /// only, never a write.
 extension PostgresStore: StoredValueReading, VerificationSource {
+    /// Whether ``prepare(_:)`` would change anything for the pipeline.
     public func needsPreparation(_ pipeline: Pipeline) async throws -> Bool {
         let schema = PostgresPipelineSchema(tables: PostgresPipelineTables(pipeline))
         let logger = self.logger
         return try await withConnection("read") { try await !schema.changes($0, logger).isEmpty }
     }
 
+    /// The stored derived values of the given records.
     public func storedRows(of pipeline: Pipeline, recordIDs: [Int64]) async throws -> [Int64: StoredRow] {
         guard !recordIDs.isEmpty else { return [:] }
         let tables = PostgresPipelineTables(pipeline)
@@ -32,6 +34,7 @@ extension PostgresStore: StoredValueReading, VerificationSource {
         }
     }
 
+    /// Records after the cursor, in id order, with their payloads and stored values.
     public func storedRecords(of pipeline: Pipeline, after cursor: Int64?, limit: Int) async throws -> [StoredRecord] {
         let tables = PostgresPipelineTables(pipeline)
         var statement = SQLStatement()
@@ -39,6 +42,7 @@ extension PostgresStore: StoredValueReading, VerificationSource {
         return try await storedRecords(tables, statement, where: condition)
     }
 
+    /// The given records with their payloads and stored values.
     public func storedRecords(of pipeline: Pipeline, ids: [Int64]) async throws -> [StoredRecord] {
         guard !ids.isEmpty else { return [] }
         let tables = PostgresPipelineTables(pipeline)
@@ -47,6 +51,7 @@ extension PostgresStore: StoredValueReading, VerificationSource {
         return try await storedRecords(tables, statement, where: condition)
     }
 
+    /// A uniform random sample of record ids, drawn by the server.
     public func sampleRecordIDs(of pipeline: Pipeline, count: Int) async throws -> [Int64] {
         let tables = PostgresPipelineTables(pipeline)
         var statement = SQLStatement()

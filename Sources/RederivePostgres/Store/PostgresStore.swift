@@ -19,6 +19,7 @@ import Synchronization
 /// are fenced by that token and by each record's payload generation, so a worker whose lease expired
 /// and was taken over commits nothing. What is kept, per record, is described in ``PostgresSchema``.
 public final class PostgresStore: Sendable {
+    /// The database this store connects to.
     public let location: PostgresLocation
     let client: PostgresClient
     private let running: Task<Void, Never>
@@ -106,6 +107,7 @@ public final class PostgresStore: Sendable {
         running.cancel()
     }
 
+    /// A logger that drops everything: the default for a store whose caller logs nothing.
     public static let silent = Logger(label: "rederive.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// What every session of rederive's sets on the server. A worker cut off from the network in the
