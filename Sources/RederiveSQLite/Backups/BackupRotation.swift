@@ -11,14 +11,18 @@ import Rederive
 /// let report = try await rotation.backUp()
 /// ```
 public struct BackupRotation: Sendable {
+    /// The database file whose backups these are.
     public let database: String
+    /// How many backups stay: the newest.
     public let keep: Int
 
+    /// Backups of `database`, keeping the newest `keep`.
     public init(database: String, keep: Int = 3) {
         self.database = database
         self.keep = keep
     }
 
+    /// Where the backups are: the database's path with `.backups` appended.
     public var directory: String { database + ".backups" }
 
     /// Takes a verified backup, then removes the oldest beyond `keep`. Returns the new backup.

@@ -4,6 +4,7 @@ import Rederive
 
 /// Storing a batch of results in one transaction.
 extension SQLiteStore {
+    /// Commits in one write transaction, fenced by the runner lease and each record's payload generation.
     public func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> RunCounts {
         guard !results.isEmpty else { return RunCounts() }
         // Values are written by position: a result with too few or too many is refused whole.

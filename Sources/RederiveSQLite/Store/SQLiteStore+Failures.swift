@@ -4,6 +4,7 @@ import Rederive
 
 /// Failure reports and invalidation.
 extension SQLiteStore {
+    /// The current failures of the processors' present versions, oldest record first.
     public func failures(of pipeline: Pipeline, filter: FailureFilter) async throws -> [RecordFailure] {
         let tables = PipelineTables(pipeline)
         let processors = pipeline.processors.filter { filter.processors?.contains($0.name) ?? true }
@@ -42,6 +43,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Marks the matching stamps not current, in one transaction, after checking the names and keys.
     public func invalidate(_ pipeline: Pipeline, processors: [String]?, keys: [String]?) async throws -> Int {
         let tables = PipelineTables(pipeline)
         let names = processors ?? pipeline.processors.map(\.name)

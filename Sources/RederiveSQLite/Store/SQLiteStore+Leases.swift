@@ -4,6 +4,7 @@ import Rederive
 
 /// One process derives a SQLite database at a time: the lease says which, and fences its commits.
 extension SQLiteStore {
+    /// Takes the database's one runner lease, unless another live process holds it: then says who does.\nA lease that expired, or whose process of this host no longer runs, is taken over.
     public func acquireLease(for worker: WorkerIdentity, duration: Duration) async throws -> LeaseAcquisition {
         let token = UUID().uuidString
         let seconds = duration.secondsValue
@@ -30,6 +31,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Moves the lease's expiry on by its duration; throws when another process took it over.
     public func renewLease(_ lease: WorkerLease) async throws {
         let seconds = lease.duration.secondsValue
         try await write { db in
@@ -44,6 +46,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Gives the runner lease up, so the next process need not wait for it to expire.
     public func releaseLease(_ lease: WorkerLease) async throws {
         forgetClaims(of: lease)
         try await write { db in

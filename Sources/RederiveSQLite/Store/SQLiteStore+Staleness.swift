@@ -4,6 +4,7 @@ import Rederive
 
 /// Finding and counting stale records: indexes only, payloads are never read.
 extension SQLiteStore {
+    /// Counts the plan's stale records from the stamps, without reading a payload.
     public func pendingCount(_ plan: RunPlan) async throws -> Int {
         let tables = PipelineTables(plan.pipeline)
         return try await read { db in
@@ -28,6 +29,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Reads stale records with their payloads without claiming them.
     public func pendingRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {
         let tables = PipelineTables(plan.pipeline)
         let query = Self.pendingQuery(plan, tables, limit: true)
@@ -53,6 +55,7 @@ extension SQLiteStore {
         return Array((row[index] as DatabaseValue).description.utf8)
     }
 
+    /// Counts up-to-date, stale and failed records per processor.
     public func status(of pipeline: Pipeline) async throws -> [ProcessorStatus] {
         let tables = PipelineTables(pipeline)
         return try await read { db in

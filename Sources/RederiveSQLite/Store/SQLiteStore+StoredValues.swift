@@ -4,11 +4,13 @@ import Rederive
 
 /// Reading stored derived values, for previews: reads only, never a write.
 extension SQLiteStore: StoredValueReading {
+    /// Whether prepare(_:) would change anything for the pipeline, including keys to adopt.
     public func needsPreparation(_ pipeline: Pipeline) async throws -> Bool {
         let schema = PipelineSchema(tables: PipelineTables(pipeline))
         return try await read { db in try !schema.changes(db).isEmpty || PipelineKeySchema.hasUnadopted(db) }
     }
 
+    /// The stored derived values of the given records, with their keys.
     public func storedRows(of pipeline: Pipeline, recordIDs: [Int64]) async throws -> [Int64: StoredRow] {
         let tables = PipelineTables(pipeline)
         let names = pipeline.outputColumns.map { SQL.identifier($0.name) }

@@ -4,6 +4,7 @@ import Rederive
 
 /// Reading records as stored, for ``Verifier``: payload, derived values and stamps from one snapshot.
 extension SQLiteStore: VerificationSource {
+    /// Records after the cursor, in id order, with payloads, derived values and stamps from one snapshot.
     public func storedRecords(of pipeline: Pipeline, after cursor: Int64?, limit: Int) async throws -> [StoredRecord] {
         let tables = PipelineTables(pipeline)
         return try await read { db in
@@ -11,6 +12,7 @@ extension SQLiteStore: VerificationSource {
         }
     }
 
+    /// The given records, with payloads, derived values and stamps from one snapshot.
     public func storedRecords(of pipeline: Pipeline, ids: [Int64]) async throws -> [StoredRecord] {
         guard !ids.isEmpty else { return [] }
         let tables = PipelineTables(pipeline)
@@ -22,6 +24,7 @@ extension SQLiteStore: VerificationSource {
         }
     }
 
+    /// A uniform random sample of record ids, in id order.
     public func sampleRecordIDs(of pipeline: Pipeline, count: Int) async throws -> [Int64] {
         let tables = PipelineTables(pipeline)
         return try await read { db in

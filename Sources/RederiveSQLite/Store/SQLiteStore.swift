@@ -25,6 +25,7 @@ public final class SQLiteStore: RecordStore {
     /// How long a statement waits for another connection's write lock before failing.
     public static let defaultBusyTimeout: TimeInterval = 10
 
+    /// The database file's path.
     public let path: String
     /// The connections every read and write goes through: the store's own pool, or the app's.
     let database: any DatabaseWriter
@@ -115,6 +116,7 @@ public final class SQLiteStore: RecordStore {
         }
     }
 
+    /// Creates what is missing for the pipeline (output columns, triggers, keys to adopt) in one transaction;\nreads only when nothing is.
     public func prepare(_ pipeline: Pipeline) async throws {
         let schema = PipelineSchema(tables: PipelineTables(pipeline))
         let (changes, unadopted) = try await read { db in
@@ -159,6 +161,7 @@ public final class SQLiteStore: RecordStore {
         }
     }
 
+    /// The recorded runs, newest first.
     public func runs(limit: Int?) async throws -> [RunHistoryEntry] {
         try await read { db in
             let rows = try Row.fetchAll(
