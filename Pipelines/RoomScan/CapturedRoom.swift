@@ -23,6 +23,7 @@ public struct CapturedRoom: Sendable, Hashable {
     /// The labelled parts of the room, absent from iOS 16 exports.
     public var sections: [Section]
 
+    /// A room with the given parts; an empty room by default.
     public init(
         walls: [Wall] = [],
         doorCount: Int = 0,

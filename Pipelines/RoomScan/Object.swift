@@ -5,6 +5,7 @@ extension CapturedRoom {
         /// `{"storage":{}}` is `storage`.
         public var category: String
 
+        /// An object of the given category.
         public init(category: String) {
             self.category = category
         }

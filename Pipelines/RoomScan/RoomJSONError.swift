@@ -6,7 +6,9 @@
 public struct RoomJSONError: Error, Sendable, Hashable, CustomStringConvertible {
     /// One step of the path from the top of the payload to the problem.
     public enum PathComponent: Sendable, Hashable {
+        /// A member of an object, by name.
         case key(String)
+        /// An element of an array, by position.
         case index(Int)
     }
 
@@ -57,6 +59,7 @@ public struct RoomJSONError: Error, Sendable, Hashable, CustomStringConvertible 
         }.joined()
     }
 
+    /// The reason, where it is in the room, and its byte offset, in one line.
     public var description: String {
         "\(reason) at \(location) (byte \(offset))"
     }

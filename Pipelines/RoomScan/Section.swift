@@ -4,6 +4,7 @@ extension CapturedRoom {
         /// The room type RoomPlan recognised, as written in the export.
         public var label: String
 
+        /// A section with the given label.
         public init(label: String) {
             self.label = label
         }

@@ -8,10 +8,13 @@ import Synchronization
 /// or for the whole process by ``RederiveCommand/bootstrap(pipelines:samples:migrations:mountedAt:)``
 /// when rederive's commands are mounted under an app's own command line.
 public struct CommandEnvironment: Sendable {
+    /// The pipelines the commands can act on.
     public let registry: Registry
+    /// How to make synthetic payloads, per pipeline, for `generate` and `demo`.
     public let samples: [SampleSource]
     /// The app's schema migrations, for `rederive migrate`.
     public let migrator: SchemaMigrator?
+    /// Where the commands write.
     public let console: Console
     /// Environment variables, for `REDERIVE_DB`.
     public let variables: [String: String]

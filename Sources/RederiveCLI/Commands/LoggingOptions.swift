@@ -28,4 +28,5 @@ struct LoggingOptions: ParsableArguments {
     }
 }
 
+/// A log level is given on the command line by its name: `--log-level debug`.
 extension Logger.Level: @retroactive ExpressibleByArgument {}

@@ -61,6 +61,7 @@ public struct RederiveCommand: AsyncParsableCommand {
         WorkerCommand.self,
     ]
 
+    /// The `rederive` command and its subcommands.
     public static let configuration = CommandConfiguration(
         commandName: "rederive",
         abstract: "Keep derived columns up to date with the payloads they come from.",
@@ -73,6 +74,7 @@ public struct RederiveCommand: AsyncParsableCommand {
         subcommands: subcommands
     )
 
+    /// A command as ArgumentParser makes it before parsing.
     public init() {}
 
     /// Runs the command line with the process's arguments and exits with the command's status: the

@@ -9,6 +9,7 @@ public struct SampleSource: Sendable {
     /// The JSON of a deliberately broken record and a few words on what is wrong with it.
     public let makeBroken: @Sendable (_ seed: UInt64, _ index: Int) -> (json: [UInt8], defect: String)
 
+    /// Samples for `pipeline` from the two deterministic closures.
     public init(
         pipeline: String,
         make: @escaping @Sendable (UInt64, Int) -> [UInt8],

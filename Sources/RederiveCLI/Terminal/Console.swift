@@ -5,7 +5,9 @@ import Synchronization
 ///
 /// Commands never call `print` directly, so that tests and host apps can capture what they say.
 public struct Console: Sendable {
+    /// Writes to standard output: results.
     public let write: @Sendable (String) -> Void
+    /// Writes to standard error: progress and diagnostics.
     public let writeError: @Sendable (String) -> Void
     /// Whether standard error is a terminal, where a live progress bar makes sense.
     public let isTerminal: Bool
@@ -49,6 +51,7 @@ public final class CapturedConsole: Sendable {
         self.columns = columns
     }
 
+    /// A console whose output is kept here.
     public var console: Console {
         let columns = self.columns
         return Console(
@@ -59,6 +62,8 @@ public final class CapturedConsole: Sendable {
         )
     }
 
+    /// Everything written to standard output so far.
     public var standardOutput: String { output.withLock { $0.out } }
+    /// Everything written to standard error so far.
     public var standardError: String { output.withLock { $0.err } }
 }
