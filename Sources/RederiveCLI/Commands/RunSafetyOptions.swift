@@ -62,7 +62,7 @@ struct RunSafetyOptions: ParsableArguments {
     func preview(_ database: DatabaseOptions, configuration: Runner.Configuration, report file: DryRunReportOptions, console: Console) async throws {
         let store = try await database.openForReading()
         let dryRun = DryRun(store: store, pipelines: try database.pipelines(), configuration: configuration, sample: sample)
-        let report = try await file.run(dryRun, database: database.databaseName, console: console)
+        let report = try await file.run(dryRun, history: store, database: database.databaseName, console: console)
         console.line(DryRunText.render(report, verbose: verbose))
     }
 }
