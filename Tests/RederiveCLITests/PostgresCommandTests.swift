@@ -196,7 +196,7 @@ struct PostgresCommandTests {
         let taker = try await fixture.lease(2, on: "b")
         let retaken = try await store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: taker)
         #expect(retaken.map(\.recordID) == claimed.map(\.recordID))
-        let runID = try await store.startRun(processors: [])
+        let runID = try await store.startRun([], lease: taker).id
         let results = claimed.map { RecordResult(deriving: $0, pipeline: pipeline, codec: .init()) }
         let lateCounts = try await store.commit(results, plan: plan, runID: runID, lease: late)
         #expect(lateCounts.skipped == 5 && lateCounts.total == 5)

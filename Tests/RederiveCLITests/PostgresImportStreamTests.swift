@@ -45,7 +45,7 @@ struct PostgresImportStreamTests {
         return payloads
     }
 
-    static func counts(_ outcome: PostgresStore.ImportOutcome) -> [Int] {
+    static func counts(_ outcome: ImportCounts) -> [Int] {
         [outcome.inserted, outcome.replaced, outcome.unchanged]
     }
 

@@ -9,7 +9,7 @@ struct DryRunPageTests {
     @Test func aVersionBumpShowsOneValueAndOneDifferenceChartPerChangedNumericColumn() async throws {
         try await withDerivedReadings(count: 60) { path, store in
             let page = try await DryRunPage.make(
-                DryRun(store: store, pipelines: [readingsPipeline(version: 2)]), database: path
+                DryRun(store: store, pipelines: [readingsPipeline(version: 2)]), history: store, database: path
             )
             let html = page.html
             // `scaled` changes; `rounded` is numeric but unchanged, `label_upper` is text.
@@ -30,7 +30,7 @@ struct DryRunPageTests {
     @Test func everyTextFromTheDatabaseIsEscaped() async throws {
         try await withDerivedReadings(count: 20) { path, store in
             let page = try await DryRunPage.make(
-                DryRun(store: store, pipelines: [readingsPipeline(version: 2)]), database: path + "<i>"
+                DryRun(store: store, pipelines: [readingsPipeline(version: 2)]), history: store, database: path + "<i>"
             )
             let html = page.html
             // The ×400 record changes most, so its key leads the table.
@@ -54,7 +54,7 @@ struct DryRunPageTests {
     @Test func redactedKeysNeverAppear() async throws {
         try await withDerivedReadings(count: 20) { path, store in
             let html = try await DryRunPage.make(
-                DryRun(store: store, pipelines: [readingsPipeline(version: 2)]), database: path, redactKeys: true
+                DryRun(store: store, pipelines: [readingsPipeline(version: 2)]), history: store, database: path, redactKeys: true
             ).html
             #expect(!html.contains("alert(1)"))
             #expect(!html.contains("alert(2)"))
@@ -66,7 +66,7 @@ struct DryRunPageTests {
     @Test func chartsComeFromABoundedSampleThatThePageAnnounces() async throws {
         try await withDerivedReadings(count: 100) { path, store in
             let page = try await DryRunPage.make(
-                DryRun(store: store, pipelines: [readingsPipeline(version: 2)]), database: path, sampleSize: 10
+                DryRun(store: store, pipelines: [readingsPipeline(version: 2)]), history: store, database: path, sampleSize: 10
             )
             let scaled = try #require(page.samples.numeric.first { $0.key.column == "scaled" }?.value)
             #expect(scaled.values.elements.count == 10)
@@ -76,7 +76,7 @@ struct DryRunPageTests {
             #expect(page.html.contains("Values of 10 records sampled of 102"))
             // The same database gives the same sample.
             let again = try await DryRunPage.make(
-                DryRun(store: store, pipelines: [readingsPipeline(version: 2)]), database: path, sampleSize: 10
+                DryRun(store: store, pipelines: [readingsPipeline(version: 2)]), history: store, database: path, sampleSize: 10
             )
             let scaledAgain = try #require(again.samples.numeric.first { $0.key.column == "scaled" }?.value)
             #expect(scaledAgain.values.elements == scaled.values.elements)
@@ -85,7 +85,7 @@ struct DryRunPageTests {
 
     @Test func nothingStaleGivesAReportWithoutCharts() async throws {
         try await withDerivedReadings(count: 5) { path, store in
-            let html = try await DryRunPage.make(DryRun(store: store, pipelines: [readingsPipeline(version: 1)]), database: path).html
+            let html = try await DryRunPage.make(DryRun(store: store, pipelines: [readingsPipeline(version: 1)]), history: store, database: path).html
             #expect(html.occurrences(of: "data-chart=\"values\"") == 0)
             #expect(html.contains("No record&#39;s numbers would change.") || html.contains("No record's numbers would change."))
         }

@@ -1,8 +1,8 @@
 import Rederive
 import RederiveSQLite
 
-/// A SQLite store whose claims and commits a test watches or breaks; everything else goes straight to
-/// the store beneath.
+/// A SQLite store whose claims and commits a test watches or breaks; every other requirement goes
+/// straight to the store beneath.
 struct InterceptingStore: RecordStore, StoreReporting {
     let base: SQLiteStore
     /// Runs before each claim; throwing fails the claim, and sleeping holds it up.
@@ -29,9 +29,11 @@ struct InterceptingStore: RecordStore, StoreReporting {
         return counts
     }
     func prepare(_ pipeline: Pipeline) async throws { try await base.prepare(pipeline) }
-    func startRun(processors: [ProcessorVersion]) async throws -> Int64 { try await base.startRun(processors: processors) }
-    func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts) async throws {
-        try await base.finishRun(runID, status: status, counts: counts)
+    func startRun(_ plans: [RunPlan], lease: WorkerLease) async throws -> StartedRun {
+        try await base.startRun(plans, lease: lease)
+    }
+    func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts, lease: WorkerLease) async throws {
+        try await base.finishRun(runID, status: status, counts: counts, lease: lease)
     }
     func pendingCount(_ plan: RunPlan) async throws -> Int { try await base.pendingCount(plan) }
     func pendingRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {
@@ -44,6 +46,7 @@ struct InterceptingStore: RecordStore, StoreReporting {
     }
     func renewLease(_ lease: WorkerLease) async throws { try await base.renewLease(lease) }
     func releaseLease(_ lease: WorkerLease) async throws { try await base.releaseLease(lease) }
+    var preferredClaimSize: Int { base.preferredClaimSize }
     func status(of pipeline: Pipeline) async throws -> [ProcessorStatus] { try await base.status(of: pipeline) }
     func failures(of pipeline: Pipeline, filter: FailureFilter) async throws -> [RecordFailure] {
         try await base.failures(of: pipeline, filter: filter)
@@ -52,4 +55,5 @@ struct InterceptingStore: RecordStore, StoreReporting {
         try await base.invalidate(pipeline, processors: processors, keys: keys)
     }
     func runs(limit: Int?) async throws -> [RunHistoryEntry] { try await base.runs(limit: limit) }
+    func liveWorkers() async throws -> [WorkerStatus] { try await base.liveWorkers() }
 }

@@ -12,22 +12,20 @@ public protocol RecordStore: Sendable {
     /// defaults), change tracking. Cheap when nothing is missing.
     func prepare(_ pipeline: Pipeline) async throws
 
-    /// Records a new run and returns its id. A run still recorded as running whose process is gone (it
-    /// was killed and never finished) is recorded as interrupted first, with what it committed.
-    func startRun(processors: [ProcessorVersion]) async throws -> Int64
-
-    /// Records how a run ended.
-    func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts) async throws
-
     /// Records the run that `lease`'s process derives with `plans`, and how many records each plan has
-    /// pending. By default a new run, after counting each plan with ``pendingCount(_:)``. On a store many
+    /// pending: the one lifecycle of a run, from this call to ``finishRun(_:status:counts:lease:)``.
+    ///
+    /// A run still recorded as running whose process is gone (it was killed and never finished) is
+    /// recorded as interrupted first, with what it committed. A store one process derives at a time
+    /// records a new run, after counting each plan (``countPending(_:)`` does that). On a store many
     /// processes derive at once, the process joins the run others derive with the same processors, and
     /// the run is counted once, by the process that starts it: a worker joining it takes what is left
     /// of that count instead of counting again.
     func startRun(_ plans: [RunPlan], lease: WorkerLease) async throws -> StartedRun
 
-    /// Records that `lease`'s process is done with a run. The run ends with `status` when no other
-    /// live process derives it; by default, at once.
+    /// Records that `lease`'s process is done with a run. The run ends with `status` and `counts` when
+    /// no other live process derives it: at once on a store one process derives at a time; on a shared
+    /// store, when the last of its processes leaves it.
     func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts, lease: WorkerLease) async throws
 
     /// How many records the plan would derive.
@@ -50,7 +48,8 @@ public protocol RecordStore: Sendable {
     func releaseLease(_ lease: WorkerLease) async throws
 
     /// How many records a worker claims at a time unless the run says otherwise: few where a claim is
-    /// cheap, so that the workers stay evenly busy; more where each claim is a transaction on a server.
+    /// cheap (32 in-process), so that the workers stay evenly busy; more where each claim is a
+    /// transaction on a server.
     var preferredClaimSize: Int { get }
 
     /// Claims up to `limit` pending records that no one else holds, with their payloads, for one worker
@@ -66,17 +65,14 @@ public protocol RecordStore: Sendable {
 }
 
 extension RecordStore {
-    public var preferredClaimSize: Int { 32 }
-
-    public func startRun(_ plans: [RunPlan], lease: WorkerLease) async throws -> StartedRun {
+    /// How many records each plan would derive, in the order of `plans`: what a store that counts
+    /// every run itself returns from ``startRun(_:lease:)``, with the run it records. A helper that a
+    /// store calls explicitly, never a requirement's default.
+    public func countPending(_ plans: [RunPlan]) async throws -> [Int] {
         var pending: [Int] = []
         for plan in plans {
             pending.append(try await pendingCount(plan))
         }
-        return StartedRun(id: try await startRun(processors: RunPlan.processorVersions(of: plans)), pending: pending)
-    }
-
-    public func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts, lease: WorkerLease) async throws {
-        try await finishRun(runID, status: status, counts: counts)
+        return pending
     }
 }

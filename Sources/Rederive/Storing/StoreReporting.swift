@@ -16,13 +16,9 @@ public protocol StoreReporting: Sendable {
     /// Recorded runs, newest first.
     func runs(limit: Int?) async throws -> [RunHistoryEntry]
 
-    /// The processes holding a lease on the store now, oldest first.
+    /// The processes holding a lease on the store now, oldest first: what `rederive status` lists, and
+    /// what `run --workers-only` joins. A store that shows none returns an empty list, and says so.
     func liveWorkers() async throws -> [WorkerStatus]
-}
-
-extension StoreReporting {
-    /// A store that keeps no workers' leases has none to show.
-    public func liveWorkers() async throws -> [WorkerStatus] { [] }
 }
 
 /// One process deriving a store now, as `rederive status` shows it.

@@ -21,14 +21,14 @@ struct BackupCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = database.environment.console
-        try database.requireSQLite(for: "backup", alternative: "back up PostgreSQL with pg_dump")
+        let file = try database.requireSQLite(for: "backup", alternative: "back up PostgreSQL with pg_dump")
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: to, isDirectory: &isDirectory), isDirectory.boolValue {
-            let inside = (to as NSString).appendingPathComponent((database.databasePath as NSString).lastPathComponent)
+            let inside = (to as NSString).appendingPathComponent((file as NSString).lastPathComponent)
             throw RederiveError(.file, "\(to) is a directory; --to names the backup file, such as \(inside)")
         }
-        let report = try await DatabaseBackup.create(of: database.databasePath, to: to, replacing: force)
-        console.line("backed up \(database.databasePath) to \(report.path) (verified: \(BackupCommand.describe(report.tables)))")
+        let report = try await DatabaseBackup.create(of: file, to: to, replacing: force)
+        console.line("backed up \(file) to \(report.path) (verified: \(BackupCommand.describe(report.tables)))")
     }
 
     /// `3 tables, 1,204 rows`.

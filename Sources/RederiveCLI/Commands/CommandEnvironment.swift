@@ -2,10 +2,11 @@ import Rederive
 import RederiveSQLite
 import Synchronization
 
-/// What the commands work with: the registered pipelines, their sample sources and the console.
+/// What the commands work with: the registered pipelines, their sample sources, the stores `--db` can
+/// name and the console.
 ///
-/// Set by ``RederiveCommand/main(pipelines:samples:migrations:)`` for the duration of one invocation,
-/// or for the whole process by ``RederiveCommand/bootstrap(pipelines:samples:migrations:mountedAt:)``
+/// Set by ``RederiveCommand/main(pipelines:samples:migrations:stores:)`` for the duration of one invocation,
+/// or for the whole process by ``RederiveCommand/bootstrap(pipelines:samples:migrations:stores:mountedAt:)``
 /// when rederive's commands are mounted under an app's own command line.
 public struct CommandEnvironment: Sendable {
     /// The pipelines the commands can act on.
@@ -25,11 +26,14 @@ public struct CommandEnvironment: Sendable {
     /// tool, `["data"]` when an app mounts them as `myapp data`. `run --isolate` re-invokes the
     /// executable through them.
     public let commandPath: [String]
+    /// The openers of the stores `--db` can name, by URL scheme: rederive's own and the app's.
+    public let stores: StoreFactory
 
     public init(
         registry: Registry,
         samples: [SampleSource] = [],
         migrator: SchemaMigrator? = nil,
+        stores: StoreFactory = .standard,
         console: Console = .standard,
         variables: [String: String] = [:],
         invocation: String = "rederive",
@@ -42,6 +46,7 @@ public struct CommandEnvironment: Sendable {
         self.variables = variables
         self.invocation = invocation
         self.commandPath = commandPath
+        self.stores = stores
     }
 
     /// The environment of the running command: the invocation's own, else the process's bootstrapped

@@ -92,8 +92,8 @@ struct DemoCommand: AsyncParsableCommand {
     /// PostgreSQL the demo builds its corpus in a database whose pipeline table is missing or empty,
     /// and never deletes anything there.
     private func prepareDemoDatabase(_ options: DatabaseOptions, pipeline: Pipeline) async throws {
-        guard options.isPostgres else { return try removeEarlierDemo() }
-        let store = try await options.openServerStore(preparing: true)
+        if let file = options.sqliteFile { return try removeEarlierDemo(file) }
+        let store = try await options.open(.preparing(creating: true), pipelines: [])
         // Reading the table fails when it does not exist yet, which is as good as empty.
         let existing = (try? await store.sampleRecordIDs(of: pipeline, count: 1)) ?? []
         guard existing.isEmpty else {
@@ -104,7 +104,7 @@ struct DemoCommand: AsyncParsableCommand {
         }
     }
 
-    private func removeEarlierDemo() throws {
+    private func removeEarlierDemo(_ path: String) throws {
         let manager = FileManager.default
         guard manager.fileExists(atPath: path) else { return }
         guard path == "rederive-demo.sqlite" || path.hasSuffix("/rederive-demo.sqlite") else {

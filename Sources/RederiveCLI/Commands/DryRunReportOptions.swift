@@ -21,10 +21,11 @@ struct DryRunReportOptions: ParsableArguments {
         if redactKeys, path == nil { throw ValidationError("--redact-keys needs --report") }
     }
 
-    /// Runs `dryRun`, writing the report when one was asked for, and returns its summary.
-    func run(_ dryRun: DryRun, database: String, console: Console) async throws -> DryRunReport {
+    /// Runs `dryRun`, writing the report when one was asked for, with the run history of `history`,
+    /// and returns its summary.
+    func run(_ dryRun: DryRun, history: any StoreReporting, database: String, console: Console) async throws -> DryRunReport {
         guard let path else { return try await dryRun.run() }
-        let page = try await DryRunPage.make(dryRun, database: database, redactKeys: redactKeys)
+        let page = try await DryRunPage.make(dryRun, history: history, database: database, redactKeys: redactKeys)
         try ReportFile.write(page.html, to: path)
         console.errorLine("wrote the report to \(path)")
         return page.report

@@ -47,13 +47,13 @@ struct ImportCommand: AsyncParsableCommand {
         let pipeline = try database.singlePipeline(for: "import")
         let files = try Self.importFiles(Self.jsonFiles(in: paths))
         // Files are read inside the import's transaction; when it fails, a database it created is removed.
-        let createsFile = !database.isPostgres && !FileManager.default.fileExists(atPath: database.databasePath)
+        let createdFile = database.sqliteFile.flatMap { FileManager.default.fileExists(atPath: $0) ? nil : $0 }
         do {
             try await importFiles(files, into: pipeline, console: console)
         } catch let error where !(error is ExitCode) || (error as? ExitCode) == ExitCode(ExitStatus.interrupted) {
-            if createsFile {
+            if let createdFile {
                 for suffix in ["", "-wal", "-shm"] {
-                    try? FileManager.default.removeItem(atPath: database.databasePath + suffix)
+                    try? FileManager.default.removeItem(atPath: createdFile + suffix)
                 }
             }
             throw error

@@ -51,9 +51,9 @@ struct MigrateCommand: AsyncParsableCommand {
         // An unknown target is named before anything is backed up or opened.
         _ = try migrator.migrations(through: to)
         if backup {
-            try database.requireSQLite(for: "migrate --backup", alternative: "back up PostgreSQL with pg_dump")
-            if FileManager.default.fileExists(atPath: database.databasePath) {
-                let report = try await BackupRotation(database: database.databasePath, keep: keepBackups).backUp()
+            let file = try database.requireSQLite(for: "migrate --backup", alternative: "back up PostgreSQL with pg_dump")
+            if FileManager.default.fileExists(atPath: file) {
+                let report = try await BackupRotation(database: file, keep: keepBackups).backUp()
                 console.errorLine("backed up to \(report.path)")
             }
         }

@@ -20,7 +20,7 @@ import Synchronization
 ///
 /// An app with a command line of its own mounts the commands under it instead, as
 /// ``subcommands`` of a command of its own, and registers its pipelines once at start-up with
-/// ``bootstrap(pipelines:samples:migrations:mountedAt:)``:
+/// ``bootstrap(pipelines:samples:migrations:stores:mountedAt:)``:
 ///
 /// ```swift
 /// struct Data: AsyncParsableCommand {
@@ -36,6 +36,9 @@ import Synchronization
 ///     }
 /// }
 /// ```
+///
+/// An app whose records live in a store of its own passes a ``StoreOpener`` for its URL scheme in
+/// `stores`, beside rederive's SQLite and PostgreSQL openers: `--db myscheme://…` then opens it.
 ///
 /// Mounted commands never exit the process: they return, or throw ArgumentParser's `ExitCode` with
 /// one of the ``ExitStatus`` values, or an error the app's command line reports.
@@ -78,11 +81,16 @@ public struct RederiveCommand: AsyncParsableCommand {
     public init() {}
 
     /// Runs the command line with the process's arguments and exits with the command's status: the
-    /// `main` of a `rederive` executable of the app's own.
-    public static func main(pipelines: [Pipeline], samples: [SampleSource] = [], migrations: [SchemaMigration] = []) async {
+    /// `main` of a `rederive` executable of the app's own. `stores` open the app's own URL schemes,
+    /// beside rederive's (and replace them for a scheme they share).
+    public static func main(
+        pipelines: [Pipeline], samples: [SampleSource] = [], migrations: [SchemaMigration] = [], stores: [any StoreOpener] = []
+    ) async {
         let environment: CommandEnvironment
         do {
-            environment = try processEnvironment(pipelines: pipelines, samples: samples, migrations: migrations, mountedAt: [])
+            environment = try processEnvironment(
+                pipelines: pipelines, samples: samples, migrations: migrations, stores: stores, mountedAt: []
+            )
         } catch {
             Console.standard.errorLine("rederive: \((error as? RederiveError)?.message ?? "\(error)")")
             Foundation.exit(ExitStatus.failure)
@@ -90,18 +98,22 @@ public struct RederiveCommand: AsyncParsableCommand {
         Foundation.exit(await execute(Array(CommandLine.arguments.dropFirst()), in: environment))
     }
 
-    /// Registers the app's pipelines, samples and migrations for rederive's commands mounted under the
-    /// app's own command line, for the rest of the process. `mountedAt` names the subcommands that lead
-    /// to them (`["data"]` for `myapp data run`). Throws when the pipelines or migrations are invalid.
+    /// Registers the app's pipelines, samples, migrations and store openers for rederive's commands
+    /// mounted under the app's own command line, for the rest of the process. `mountedAt` names the
+    /// subcommands that lead to them (`["data"]` for `myapp data run`). Throws when the pipelines or
+    /// migrations are invalid.
     public static func bootstrap(
-        pipelines: [Pipeline], samples: [SampleSource] = [], migrations: [SchemaMigration] = [], mountedAt: [String]
+        pipelines: [Pipeline], samples: [SampleSource] = [], migrations: [SchemaMigration] = [], stores: [any StoreOpener] = [],
+        mountedAt: [String]
     ) throws {
-        let environment = try processEnvironment(pipelines: pipelines, samples: samples, migrations: migrations, mountedAt: mountedAt)
+        let environment = try processEnvironment(
+            pipelines: pipelines, samples: samples, migrations: migrations, stores: stores, mountedAt: mountedAt
+        )
         CommandEnvironment.bootstrapped.withLock { $0 = environment }
     }
 
     private static func processEnvironment(
-        pipelines: [Pipeline], samples: [SampleSource], migrations: [SchemaMigration], mountedAt: [String]
+        pipelines: [Pipeline], samples: [SampleSource], migrations: [SchemaMigration], stores: [any StoreOpener], mountedAt: [String]
     ) throws -> CommandEnvironment {
         let registry = try Registry(pipelines)
         let migrator = try SchemaMigrator(migrations)
@@ -109,6 +121,7 @@ public struct RederiveCommand: AsyncParsableCommand {
             registry: registry,
             samples: samples,
             migrator: migrations.isEmpty ? nil : migrator,
+            stores: StoreFactory.standard.adding(stores),
             console: .standard,
             variables: ProcessInfo.processInfo.environment,
             invocation: ([Invocation.current] + mountedAt).joined(separator: " "),

@@ -22,8 +22,8 @@ struct RestoreCommand: AsyncParsableCommand {
     func run() async throws {
         let console = database.environment.console
         // The store is not opened: its connections would make the restore refuse.
-        try database.requireSQLite(for: "restore", alternative: "restore PostgreSQL with pg_restore or psql from a pg_dump")
-        let tables = try await DatabaseRestore.restore(backup, over: database.databasePath)
-        console.line("restored \(database.databasePath) from \(backup) (\(BackupCommand.describe(tables)))")
+        let file = try database.requireSQLite(for: "restore", alternative: "restore PostgreSQL with pg_restore or psql from a pg_dump")
+        let tables = try await DatabaseRestore.restore(backup, over: file)
+        console.line("restored \(file) from \(backup) (\(BackupCommand.describe(tables)))")
     }
 }

@@ -111,10 +111,10 @@ struct RunCommand: AsyncParsableCommand {
         if workersOnly {
             try database.requirePostgres(for: "run --workers-only", reason: "a SQLite database is derived by one process at a time")
         }
-        if !create, !database.isPostgres, !FileManager.default.fileExists(atPath: database.databasePath) {
+        if !create, let file = database.sqliteFile, !FileManager.default.fileExists(atPath: file) {
             throw RederiveError(
                 .file,
-                "no database at \(database.databasePath) (create one with rederive import or rederive generate, or run with --create)"
+                "no database at \(file) (create one with rederive import or rederive generate, or run with --create)"
             )
         }
         let store = try await database.openPreparing(

@@ -31,8 +31,7 @@ struct RunSafetyOptions: ParsableArguments {
     /// Takes the backup `--backup` asks for, before the database is opened for writing, and says that
     /// it did; a database where nothing is stale is not backed up, and that is said instead.
     func backUpIfAsked(_ database: DatabaseOptions, console: Console) async throws {
-        let path = database.databasePath
-        guard backup, FileManager.default.fileExists(atPath: path) else { return }
+        guard backup, let path = database.sqliteFile, FileManager.default.fileExists(atPath: path) else { return }
         if try await !hasWork(database) {
             console.errorLine("no backup taken: every record of \(database.databaseName) is up to date, so the run has nothing to write")
             return
@@ -45,9 +44,9 @@ struct RunSafetyOptions: ParsableArguments {
     /// Read without changing anything; a database not prepared yet, or prepared by an older rederive,
     /// has work. `run --backup` is SQLite's alone.
     private func hasWork(_ database: DatabaseOptions) async throws -> Bool {
-        let store: SQLiteStore
+        let store: any CommandStore
         do {
-            store = try SQLiteStore.openForReading(path: database.databasePath, busyTimeout: database.busyTimeout, allowingUnprepared: true)
+            store = try await database.open(.reading(allowingUnprepared: true), pipelines: [])
         } catch let error as RederiveError where error.code == .schemaMismatch {
             return true
         }
@@ -62,7 +61,7 @@ struct RunSafetyOptions: ParsableArguments {
     func preview(_ database: DatabaseOptions, configuration: Runner.Configuration, report file: DryRunReportOptions, console: Console) async throws {
         let store = try await database.openForReading()
         let dryRun = DryRun(store: store, pipelines: try database.pipelines(), configuration: configuration, sample: sample)
-        let report = try await file.run(dryRun, database: database.databaseName, console: console)
+        let report = try await file.run(dryRun, history: store, database: database.databaseName, console: console)
         console.line(DryRunText.render(report, verbose: verbose))
     }
 }

@@ -3,9 +3,6 @@ import Foundation
 import Logging
 import Rederive
 import RederiveSQLite
-#if PostgreSQL
-import RederivePostgres
-#endif
 
 /// `--db` and `--pipeline`, shared by every subcommand.
 struct DatabaseOptions: ParsableArguments {
@@ -29,23 +26,17 @@ struct DatabaseOptions: ParsableArguments {
             environment.console.errorLine("rederive: \(CommandLinePassword.warning)")
         }
         try ValueBounds.busyTimeout.check(busyTimeout, "--busy-timeout")
-        if let scheme = unsupportedScheme {
-            throw ValidationError(
-                "--db \(PostgresSQLRedaction.redacted(databasePath)) is a \(scheme):// URL, which no rederive store reads; give a SQLite file path, or a postgres:// or postgresql:// URL"
-            )
+        do {
+            _ = try address
+        } catch let error as RederiveError {
+            throw ValidationError("--db \(error.message)")
         }
     }
 
-    /// The scheme of a URL given as ``databasePath`` that names neither PostgreSQL nor a file, which
-    /// would otherwise be taken for a file name.
-    var unsupportedScheme: String? {
-        guard let separator = databasePath.range(of: "://") else { return nil }
-        let scheme = databasePath[..<separator.lowerBound]
-        guard let first = scheme.first, first.isASCII, first.isLetter,
-              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }),
-              !isPostgres
-        else { return nil }
-        return String(scheme)
+    /// The scheme ``databasePath`` names and the opener that opens it, from the environment's
+    /// ``StoreFactory``; throws for a URL of a scheme no opener reads.
+    var address: StoreFactory.Address {
+        get throws { try environment.stores.address(of: databasePath) }
     }
 
     var databasePath: String {
@@ -73,28 +64,39 @@ struct DatabaseOptions: ParsableArguments {
         return only
     }
 
-    /// Whether ``databasePath`` names a PostgreSQL database rather than a SQLite file.
+    /// Whether ``databasePath`` names a database that rederive's PostgreSQL store opens.
     var isPostgres: Bool {
-        let lowered = databasePath.lowercased()
-        return lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://")
+        (try? address)?.opener is PostgresOpener
+    }
+
+    /// The file ``databasePath`` names when rederive's SQLite store opens it; nil for any other store.
+    var sqliteFile: String? {
+        (try? address)?.opener is SQLiteOpener ? SQLiteOpener.path(of: databasePath) : nil
     }
 
     /// The database as messages name it: the path, or the URL without its password.
     var databaseName: String {
-        guard isPostgres else { return databasePath }
-        #if PostgreSQL
-        return (try? PostgresLocation(url: databasePath, environment: environment.variables).description)
-            ?? PostgresSQLRedaction.redacted(databasePath)
-        #else
-        return PostgresSQLRedaction.redacted(databasePath)
-        #endif
+        guard let address = try? address else { return PostgresSQLRedaction.redacted(databasePath) }
+        return address.opener.name(of: databasePath, variables: environment.variables)
     }
 
     /// The database as it was given, for a command that a message suggests: a URL keeps its
     /// `sslmode` and other parameters, so that the command connects as this one did, and its password
     /// is masked.
     var databaseArgument: String {
-        isPostgres ? PostgresSQLRedaction.redacted(databasePath) : databasePath
+        (try? address)?.opener.argument(for: databasePath) ?? PostgresSQLRedaction.redacted(databasePath)
+    }
+
+    /// Opens the database through the environment's ``StoreFactory`` in `mode`, for `pipelines`.
+    /// `serverLogger` receives what a store on a server logs, such as the server going out of reach
+    /// and coming back; nothing by default.
+    func open(_ mode: StoreRequest.Mode, pipelines: [Pipeline], serverLogger: Logger? = nil) async throws -> any CommandStore {
+        let console = environment.console
+        let request = StoreRequest(
+            location: databasePath, mode: mode, pipelines: pipelines, busyTimeout: busyTimeout,
+            variables: environment.variables, logger: serverLogger, warn: { console.errorLine("rederive: \($0)") }
+        )
+        return try await address.opener.open(request)
     }
 
     /// Opens a database that rederive prepared, for a command that only reads: nothing in it changes,
@@ -103,12 +105,7 @@ struct DatabaseOptions: ParsableArguments {
     /// pipeline the database is not prepared for are each reported in one line.
     func openForReading() async throws -> any CommandStore {
         let pipelines = try pipelines()  // an unknown pipeline name is reported first, like any other bad argument
-        let store: any CommandStore
-        if isPostgres {
-            store = try await openServerStore(preparing: false)
-        } else {
-            store = try SQLiteStore.openForReading(path: databasePath, busyTimeout: busyTimeout)
-        }
+        let store = try await open(.reading(allowingUnprepared: false), pipelines: pipelines)
         for pipeline in pipelines where try await store.needsPreparation(pipeline) {
             throw RederiveError(
                 .schemaMismatch,
@@ -122,7 +119,7 @@ struct DatabaseOptions: ParsableArguments {
     /// failures, derived values): a database rederive never prepared is refused, one an older rederive
     /// prepared is upgraded, and the pipelines the command acts on are prepared, all at once.
     func openForWriting() async throws -> any CommandStore {
-        try await open(creating: false, requiringPrepared: true)
+        try await open(.writing, pipelines: try pipelines())
     }
 
     /// Opens the database for a command that writes records or runs, preparing it, and the pipelines
@@ -131,54 +128,7 @@ struct DatabaseOptions: ParsableArguments {
     /// `serverLogger` receives what a PostgreSQL store logs, such as the server going out of reach
     /// and coming back; nothing by default.
     func openPreparing(creating: Bool, serverLogger: Logger? = nil) async throws -> any CommandStore {
-        try await open(creating: creating, requiringPrepared: false, serverLogger: serverLogger)
-    }
-
-    private func open(creating: Bool, requiringPrepared: Bool, serverLogger: Logger? = nil) async throws -> any CommandStore {
-        let pipelines = try pipelines()
-        guard isPostgres else {
-            return try SQLiteStore.openForWriting(
-                path: databasePath, pipelines: pipelines, creating: creating,
-                requiringPrepared: requiringPrepared, busyTimeout: busyTimeout
-            )
-        }
-        let store = try await openServerStore(preparing: !requiringPrepared, logger: serverLogger)
-        for pipeline in pipelines {
-            try await store.prepare(pipeline)
-        }
-        return store
-    }
-
-    /// Opens the PostgreSQL database without preparing any pipeline; with `preparing` false, nothing is
-    /// created there and a database without rederive's tables is refused.
-    func openServerStore(preparing: Bool, logger: Logger? = nil) async throws -> any CommandStore {
-        #if PostgreSQL
-        return try await PostgresStore(
-            location: serverLocation(), logger: logger ?? PostgresStore.silent, creatingBookkeeping: preparing
-        )
-        #else
-        throw postgresUnavailable
-        #endif
-    }
-
-    #if PostgreSQL
-    /// The PostgreSQL database of ``databasePath``, warning on standard error, as libpq does, of a
-    /// password file that others may read and that is therefore ignored.
-    func serverLocation() throws -> PostgresLocation {
-        let location = try PostgresLocation(url: databasePath, environment: environment.variables)
-        if let warning = location.passwordFileWarning {
-            environment.console.errorLine("rederive: warning: \(warning)")
-        }
-        return location
-    }
-    #endif
-
-    /// What a build without the PostgreSQL trait answers a PostgreSQL URL.
-    var postgresUnavailable: RederiveError {
-        RederiveError(
-            .invalidArgument,
-            "this rederive was built without PostgreSQL support; build it with `swift build --traits PostgreSQL` to use \(databaseName)"
-        )
+        try await open(.preparing(creating: creating), pipelines: try pipelines(), serverLogger: serverLogger)
     }
 
     /// Throws, in one line, when ``databasePath`` is not a PostgreSQL URL.
@@ -187,9 +137,10 @@ struct DatabaseOptions: ParsableArguments {
         throw RederiveError(.invalidArgument, "rederive \(command) works on PostgreSQL databases only, not on \(databaseName): \(reason)")
     }
 
-    /// Throws, in one line, when ``databasePath`` is not a SQLite file.
-    func requireSQLite(for command: String, alternative: String? = nil) throws {
-        guard isPostgres else { return }
+    /// The SQLite file ``databasePath`` names; throws, in one line, when it names another store.
+    @discardableResult
+    func requireSQLite(for command: String, alternative: String? = nil) throws -> String {
+        if let sqliteFile { return sqliteFile }
         throw RederiveError(
             .invalidArgument,
             "rederive \(command) works on SQLite databases only, not on \(databaseName)" + (alternative.map { "; \($0)" } ?? "")

@@ -19,25 +19,18 @@ enum MigrationTarget {
     /// Opens an existing database: read-only when `reading` (to list migrations), as it is for a dry
     /// run, which rolls back what it applies, and otherwise with rederive's bookkeeping prepared, all
     /// at once, but no pipeline: migrations may create or rename what pipelines read.
+    /// Opened through the ``StoreFactory`` like every store; migrations are applied by the store's
+    /// own migration code, so only rederive's SQLite and PostgreSQL stores can be migrated.
     static func open(_ database: DatabaseOptions, reading: Bool, dryRun: Bool) async throws -> MigrationTarget {
-        guard database.isPostgres else {
-            let path = database.databasePath
-            let timeout = database.busyTimeout
-            return .sqlite(
-                reading ? try SQLiteStore.openForReading(path: path, busyTimeout: timeout, allowingUnprepared: true)
-                    : dryRun ? try SQLiteStore.openForPreview(path: path, busyTimeout: timeout)
-                    : try SQLiteStore.openForWriting(path: path, pipelines: [], busyTimeout: timeout)
-            )
-        }
+        let mode: StoreRequest.Mode = reading ? .reading(allowingUnprepared: true) : dryRun ? .previewing : .preparing(creating: false)
+        let store = try await database.open(mode, pipelines: [])
+        if let store = store as? SQLiteStore { return .sqlite(store) }
         #if PostgreSQL
-        let store = try await PostgresStore(
-            location: database.serverLocation(),
-            creatingBookkeeping: !reading
-        )
-        return .postgres(store, name: database.databaseName)
-        #else
-        throw database.postgresUnavailable
+        if let store = store as? PostgresStore { return .postgres(store, name: database.databaseName) }
         #endif
+        throw RederiveError(
+            .invalidArgument, "rederive migrate works on SQLite and PostgreSQL databases only, not on \(database.databaseName)"
+        )
     }
 
     func states(_ migrator: SchemaMigrator) async throws -> [MigrationState] {

@@ -51,7 +51,7 @@ package struct FileImporter: Sendable {
         let skipped = Mutex(0)
         let position = Mutex(0)
         let counts = try await withTaskCancellationHandler {
-            try await store.streamPayloads(into: pipeline) {
+            try await store.importPayloads(into: pipeline) {
                 while let prepared = try work.next() {
                     let file = position.withLock { index in
                         defer { index += 1 }

@@ -64,7 +64,7 @@ struct SyntheticCorpus {
             for (_, _, defect) in made {
                 if let defect { outcome.broken[defect, default: 0] += 1 }
             }
-            let counts = try await store.writePayloads(made.map { (key($0.0), $0.1) }, into: pipeline)
+            let counts = try await store.importPayloads(made.map { (key($0.0), $0.1) }, into: pipeline)
             outcome.counts.inserted += counts.inserted
             outcome.counts.replaced += counts.replaced
             outcome.counts.unchanged += counts.unchanged

@@ -3,7 +3,7 @@ import PostgresNIO
 import Rederive
 
 /// Reading keys and payloads as stored, a page at a time, for export: reads only, never a write.
-extension PostgresStore {
+extension PostgresStore: PayloadExporting {
     /// Up to `limit` records of `pipeline` with ids greater than `cursor`, in id order: their key and,
     /// when `includingPayloads`, their payload as stored (a text or JSON column as its UTF-8 bytes).
     ///

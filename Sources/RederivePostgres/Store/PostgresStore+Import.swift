@@ -5,18 +5,11 @@ import Rederive
 import RederiveCodec
 
 /// Writing payloads under their keys, as `rederive import` and `generate` do.
-extension PostgresStore {
-    /// What an import wrote.
-    public struct ImportOutcome: Sendable, Hashable {
-        public var inserted = 0
-        public var replaced = 0
-        public var unchanged = 0
-    }
-
-    /// Inserts or replaces payloads by key, in one transaction; a payload equal to the stored one is
-    /// left alone, so its record stays up to date. The trigger renews the others' generations.
-    public func importPayloads(_ payloads: [(key: String, payload: [UInt8])], into pipeline: Pipeline) async throws -> ImportOutcome {
-        try await importPayloads(into: pipeline, from: ImportItem.source(of: payloads))
+extension PostgresStore: PayloadImporting {
+    /// Writes the items `next` returns in one transaction, with statements of the default size:
+    /// ``importPayloads(into:statementItems:statementBytes:from:)``.
+    public func importPayloads(into pipeline: Pipeline, from next: @escaping @Sendable () throws -> ImportItem?) async throws -> ImportCounts {
+        try await importPayloads(into: pipeline, statementItems: 500, statementBytes: 8 << 20, from: next)
     }
 
     /// Writes the items `next` returns, until it returns nil, in one transaction: new keys are
@@ -31,7 +24,7 @@ extension PostgresStore {
     public func importPayloads(
         into pipeline: Pipeline, statementItems: Int = 500, statementBytes: Int = 8 << 20,
         from next: @escaping @Sendable () throws -> ImportItem?
-    ) async throws -> ImportOutcome {
+    ) async throws -> ImportCounts {
         let tables = PostgresPipelineTables(pipeline)
         guard let key = tables.key else {
             throw RederiveError(.invalidArgument, "pipeline \"\(pipeline.name)\" has no key column to import files under")
@@ -48,8 +41,8 @@ extension PostgresStore {
             throw sourceFailure ?? error
         }
 
-        func writeStatements(on connection: PostgresConnection) async throws -> ImportOutcome {
-            var outcome = ImportOutcome()
+        func writeStatements(on connection: PostgresConnection) async throws -> ImportCounts {
+            var outcome = ImportCounts()
             while true {
                 var items: [ImportItem]
                 do {

@@ -6,20 +6,6 @@ import Rederive
 /// Recorded runs: one per job, shared by the worker processes that derive it; its counts are the sum
 /// of what each worker's commits added to its share.
 extension PostgresStore {
-    public func startRun(processors: [ProcessorVersion]) async throws -> Int64 {
-        let processorsJSON = String(decoding: try JSONEncoder().encode(processors), as: UTF8.self)
-        return try await transaction("record a run in") { connection in
-            try await insertRun(processorsJSON, connection)
-        }
-    }
-
-    public func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts) async throws {
-        // The counts are already there: every commit added its own.
-        try await withConnection("record a run in") { connection in
-            try await endRun(runID, status: status, connection)
-        }
-    }
-
     /// Joins the run that other live workers derive with the same processors, or records a new one:
     /// the workers of one job, on however many hosts, share one run in `history`, whose counts they
     /// all add to and which `rollback` undoes as a whole.

@@ -4,7 +4,7 @@ import Rederive
 /// The HTML report of a dry run: what a logic change would do to every column, before it runs.
 ///
 /// ```swift
-/// let page = try await DryRunPage.make(DryRun(store: store, pipelines: [pipeline]), database: "rooms.sqlite")
+/// let page = try await DryRunPage.make(DryRun(store: store, pipelines: [pipeline]), history: store, database: "rooms.sqlite")
 /// try page.html.write(toFile: "dry-run.html", atomically: true, encoding: .utf8)
 /// ```
 public struct DryRunPage: Sendable {
@@ -19,22 +19,24 @@ public struct DryRunPage: Sendable {
     ///
     /// - Parameters:
     ///   - dryRun: The dry run to make and report on.
+    ///   - history: The store's recorded runs, whose processor versions the page compares with the
+    ///     dry run's: usually the dry run's own store.
     ///   - database: How the report names the database (a path, or a description without secrets).
     ///   - redactKeys: Show records by id instead of key.
     ///   - sampleSize: How many values per column the charts are drawn from.
     ///   - now: The time the report gives.
     public static func make(
-        _ dryRun: DryRun, database: String, redactKeys: Bool = false, sampleSize: Int = 10_000, now: Date = Date()
+        _ dryRun: DryRun, history: any StoreReporting, database: String, redactKeys: Bool = false, sampleSize: Int = 10_000, now: Date = Date()
     ) async throws -> DryRunPage {
-        // The versions the last runs used, from a store that keeps a history of its runs.
-        let history = try await (dryRun.store as? any StoreReporting)?.runs(limit: 200) ?? []
+        // The versions the last runs used.
+        let runs = try await history.runs(limit: 200)
         var samples = DryRunSamples(sampleSize: sampleSize)
         let clock = ContinuousClock()
         let start = clock.now
         let report = try await dryRun.run { samples.add($0) }
         samples.finish()
         return DryRunPage(
-            report: report, samples: samples, pipelines: dryRun.pipelines, history: history, database: database,
+            report: report, samples: samples, pipelines: dryRun.pipelines, history: runs, database: database,
             sampleLimit: dryRun.sample, redactKeys: redactKeys, now: now, elapsed: clock.now - start
         )
     }

@@ -2,7 +2,7 @@ import GRDB
 import Rederive
 
 /// Runs whose process was killed: recorded as `running`, with no counts, since the process never
-/// came to ``SQLiteStore/finishRun(_:status:counts:)``.
+/// came to ``SQLiteStore/finishRun(_:status:counts:lease:)``.
 ///
 /// One process derives a SQLite database at a time, under its lease; a run starts only once its process
 /// holds the lease. So when a run starts, every other run still `running` lost its process (the lease

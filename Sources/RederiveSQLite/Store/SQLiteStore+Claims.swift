@@ -14,7 +14,11 @@ struct ClaimCursorKey: Hashable, Sendable {
 /// own: a cursor per lease and pipeline hands out pending records in id order, each exactly once per
 /// run. A worker's payloads are read on a reader connection of its own, outside the cursor's lock.
 extension SQLiteStore {
-    /// Hands out the next pending records after this lease's cursor, then reads their payloads on a\nreader connection of the calling worker's own.
+    /// A claim is a cursor step in-process: small claims keep the workers evenly busy.
+    public var preferredClaimSize: Int { 32 }
+
+    /// Hands out the next pending records after this lease's cursor, then reads their payloads on a
+    /// reader connection of the calling worker's own.
     public func claim(_ plan: RunPlan, limit: Int, byteLimit: Int, lease: WorkerLease) async throws -> [PendingRecord] {
         let key = ClaimCursorKey(token: lease.token, pipeline: plan.pipeline.name)
         while true {

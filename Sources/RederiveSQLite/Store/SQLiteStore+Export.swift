@@ -3,7 +3,7 @@ import GRDB
 import Rederive
 
 /// Reading keys and payloads as stored, a page at a time, for export: reads only, never a write.
-extension SQLiteStore {
+extension SQLiteStore: PayloadExporting {
     /// Up to `limit` records of `pipeline` with ids greater than `cursor`, in id order: their key and,
     /// when `includingPayloads`, their payload as stored.
     ///

@@ -3,28 +3,8 @@ import GRDB
 import Rederive
 import RederiveCodec
 
-/// How an import changed the table.
-public struct ImportCounts: Sendable, Hashable {
-    public var inserted = 0
-    public var replaced = 0
-    public var unchanged = 0
-
-    public init(inserted: Int = 0, replaced: Int = 0, unchanged: Int = 0) {
-        self.inserted = inserted
-        self.replaced = replaced
-        self.unchanged = unchanged
-    }
-}
-
-extension SQLiteStore {
-    /// Writes payloads under their keys in one transaction: new keys are inserted, changed payloads
-    /// replaced (their records become stale), identical payloads left alone.
-    ///
-    /// - Parameter payloads: Keys and payload bytes exactly as they are to be stored.
-    public func importPayloads(_ payloads: [(key: String, payload: [UInt8])], into pipeline: Pipeline) async throws -> ImportCounts {
-        try await importPayloads(into: pipeline, from: ImportItem.source(of: payloads))
-    }
-
+/// Writing payloads under their keys, as `rederive import` and `generate` do.
+extension SQLiteStore: PayloadImporting {
     /// Writes the items `next` returns, until it returns nil, in one transaction: new keys are
     /// inserted, changed payloads replaced (their records become stale), identical ones left alone.
     ///

@@ -4,7 +4,8 @@ import Rederive
 
 /// One process derives a SQLite database at a time: the lease says which, and fences its commits.
 extension SQLiteStore {
-    /// Takes the database's one runner lease, unless another live process holds it: then says who does.\nA lease that expired, or whose process of this host no longer runs, is taken over.
+    /// Takes the database's one runner lease, unless another live process holds it: then says who does.
+    /// A lease that expired, or whose process of this host no longer runs, is taken over.
     public func acquireLease(for worker: WorkerIdentity, duration: Duration) async throws -> LeaseAcquisition {
         let token = UUID().uuidString
         let seconds = duration.secondsValue

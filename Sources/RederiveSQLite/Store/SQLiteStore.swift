@@ -116,7 +116,8 @@ public final class SQLiteStore: RecordStore {
         }
     }
 
-    /// Creates what is missing for the pipeline (output columns, triggers, keys to adopt) in one transaction;\nreads only when nothing is.
+    /// Creates what is missing for the pipeline (output columns, triggers, keys to adopt) in one
+    /// transaction; only reads when nothing is.
     public func prepare(_ pipeline: Pipeline) async throws {
         let schema = PipelineSchema(tables: PipelineTables(pipeline))
         let (changes, unadopted) = try await read { db in
@@ -130,7 +131,31 @@ public final class SQLiteStore: RecordStore {
         }
     }
 
-    public func startRun(processors: [ProcessorVersion]) async throws -> Int64 {
+    /// Counts each plan's pending records, then records a new run: one process derives a SQLite
+    /// database at a time, under its lease, so every run is its own and counted by it.
+    public func startRun(_ plans: [RunPlan], lease: WorkerLease) async throws -> StartedRun {
+        let pending = try await countPending(plans)
+        return StartedRun(id: try await recordRun(processors: RunPlan.processorVersions(of: plans)), pending: pending)
+    }
+
+    /// Ends the run at once with `status` and `counts`: no other process derives it.
+    public func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts, lease: WorkerLease) async throws {
+        let now = Timestamp.text(Date())
+        try await write { db in
+            try db.execute(
+                sql: """
+                    UPDATE rederive_runs
+                    SET ended_at = ?, status = ?, derived = ?, unchanged = ?, failed = ?, skipped = ?
+                    WHERE id = ?
+                    """,
+                arguments: [now, status.rawValue, counts.derived, counts.unchanged, counts.failed, counts.skipped, runID]
+            )
+        }
+    }
+
+    /// Records a new run and returns its id. The caller holds the lease, so a run still recorded as
+    /// running lost its process: it is recorded as interrupted first (``OrphanedRuns``).
+    private func recordRun(processors: [ProcessorVersion]) async throws -> Int64 {
         let processorsJSON = String(decoding: try JSONEncoder().encode(processors), as: UTF8.self)
         let now = Timestamp.text(Date())
         let keep = replacedValuesRunLimit
@@ -144,20 +169,6 @@ public final class SQLiteStore: RecordStore {
             let runID = db.lastInsertedRowID
             try ReplacedValuesSchema.prune(db, newestRun: runID, keep: keep)
             return runID
-        }
-    }
-
-    public func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts) async throws {
-        let now = Timestamp.text(Date())
-        try await write { db in
-            try db.execute(
-                sql: """
-                    UPDATE rederive_runs
-                    SET ended_at = ?, status = ?, derived = ?, unchanged = ?, failed = ?, skipped = ?
-                    WHERE id = ?
-                    """,
-                arguments: [now, status.rawValue, counts.derived, counts.unchanged, counts.failed, counts.skipped, runID]
-            )
         }
     }
 
