@@ -197,7 +197,7 @@ struct PostgresCommandTests {
         let retaken = try await store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: taker)
         #expect(retaken.map(\.recordID) == claimed.map(\.recordID))
         let runID = try await store.startRun([], lease: taker).id
-        let results = claimed.map { RecordResult(deriving: $0, pipeline: pipeline, codec: .init()) }
+        let results = claimed.map { RecordResult(evaluating: $0, pipeline: pipeline, codec: .init()) }
         let lateCounts = try await store.commit(results, plan: plan, runID: runID, lease: late)
         #expect(lateCounts.skipped == 5 && lateCounts.total == 5)
         let counts = try await store.commit(results, plan: plan, runID: runID, lease: taker)

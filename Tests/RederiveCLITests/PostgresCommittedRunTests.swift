@@ -17,7 +17,7 @@ struct PostgresCommittedRunTests {
         let runID = try await store.startRun([], lease: first).id
         let claimed = try await store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: first)
         #expect(claimed.count == 3)
-        let results = claimed.map { RecordResult(deriving: $0, pipeline: pipeline, codec: .init()) }
+        let results = claimed.map { RecordResult(evaluating: $0, pipeline: pipeline, codec: .init()) }
         let counts = try await store.commit(results, plan: plan, runID: runID, lease: first)
         #expect(counts.derived == 3)
 

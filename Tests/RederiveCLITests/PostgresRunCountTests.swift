@@ -17,7 +17,7 @@ struct PostgresRunCountTests {
         let started = try await store.startRun([plan], lease: first)
         #expect(started.pending == [5])
         let claimed = try await store.claim(plan, limit: 2, byteLimit: 1 << 20, lease: first)
-        let results = claimed.map { RecordResult(deriving: $0, pipeline: pipeline, codec: .init()) }
+        let results = claimed.map { RecordResult(evaluating: $0, pipeline: pipeline, codec: .init()) }
         #expect(try await store.commit(results, plan: plan, runID: started.id, lease: first).derived == 2)
 
         // Records written after the run started: a count now differs from what the run has left.

@@ -221,7 +221,7 @@ struct ClaimingRunnerTests {
             let plan = RunPlan(pipeline: test.pipeline)
             let claimed = try await late.claim(plan, limit: 10, byteLimit: 1 << 20, lease: lost)
             #expect(claimed.count == 4)
-            let results = claimed.map { RecordResult(deriving: $0, pipeline: test.pipeline, codec: .init()) }
+            let results = claimed.map { RecordResult(evaluating: $0, pipeline: test.pipeline, codec: .init()) }
 
             try await Task.sleep(for: .milliseconds(100))
             guard case .acquired(let taken) = try await other.acquireLease(for: .init(host: "other", processID: 7), duration: .seconds(30)) else {

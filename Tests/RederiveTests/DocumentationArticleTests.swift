@@ -26,4 +26,24 @@ struct DocumentationArticleTests {
             #expect(landing.contains("<doc:\(article)>"), "\(article) is not on the landing page")
         }
     }
+
+    /// The rows of a Markdown table whose first cell is one of `terms`: term and meaning.
+    static func rows(_ text: String, terms: [String]) -> [String: String] {
+        var rows: [String: String] = [:]
+        for line in text.components(separatedBy: "\n") where line.hasPrefix("| ") {
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count == 4, terms.contains(cells[1]) else { continue }
+            rows[cells[1]] = cells[2]
+        }
+        return rows
+    }
+
+    @Test func theGlossaryGivesTheRecordStatesTheMeaningsTheReadmeGives() throws {
+        let landing = try String(contentsOf: Self.catalog.appendingPathComponent("Rederive.md"), encoding: .utf8)
+        let readme = try String(contentsOf: ReadmeExampleTests.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let states = ["up to date", "stale", "failed"]
+        let inReadme = Self.rows(readme, terms: states)
+        #expect(inReadme.count == states.count)
+        #expect(Self.rows(landing, terms: states) == inReadme)
+    }
 }

@@ -99,26 +99,6 @@ public struct Pipeline: Sendable {
         processors.first { $0.name == name }
     }
 
-    /// Decodes a payload once and runs the selected processors on it, and the processors they derive
-    /// from before them.
-    ///
-    /// - Parameters:
-    ///   - json: The inflated payload.
-    ///   - selection: Indices into `processors` of the processors to run.
-    /// - Returns: One outcome per selected index, in the same order.
-    public func evaluate(json: [UInt8], selection: [Int]) -> [ProcessorOutcome] {
-        outcomes(of: .inflated(json), selection: selection)
-    }
-
-    /// The outcomes of `selection`, in its order, derived from the payload alone: the processors they
-    /// read are derived too, from the same payload, whatever is stored.
-    func outcomes(of payload: PayloadSource, selection: [Int]) -> [ProcessorOutcome] {
-        let run = graph.upstream(of: selection)
-        let evaluation = evaluator.evaluate(EvaluationRequest(payload: payload, run: run, dependencies: DependencyState()))
-        let byProcessor = Dictionary(evaluation.outcomes.map { ($0.processor, $0.outcome) }, uniquingKeysWith: { first, _ in first })
-        return selection.map { byProcessor[$0] ?? .failed(.processor, "not derived") }
-    }
-
     /// The names of the processors whose columns `processor` reads, each once.
     public func inputs(of processor: String) -> [String] {
         self.processor(named: processor)?.inputProcessors ?? []

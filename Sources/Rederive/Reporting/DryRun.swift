@@ -83,7 +83,7 @@ public struct DryRun: Sendable {
                 cursor = last.recordID
                 budget = budget.map { $0 - batch.count }
                 let pipeline = plan.pipeline
-                let results = await threads.map(batch) { RecordResult(deriving: $0, pipeline: pipeline, codec: codec) }
+                let results = await threads.map(batch) { RecordResult(evaluating: $0, pipeline: pipeline, codec: codec) }
                 let stored = try await store.storedRows(of: plan.pipeline, recordIDs: batch.map(\.recordID))
                 for (record, result) in zip(batch, results) {
                     if let error = result.valueCountError(in: plan.pipeline) { throw error }

@@ -171,7 +171,7 @@ public struct Verifier: Sendable {
         report.notDerived += processors.count - claimed.count
         guard !claimed.isEmpty else { return }
         report.compared += claimed.count
-        let derived = pipeline.derive(payload: record.payload, selection: claimed, codec: codec)
+        let derived = pipeline.evaluate(storedPayload: record.payload, selection: claimed, codec: codec)
         let outcomes = zip(claimed, derived).map { (processor: $0, outcome: $1) }
         if let error = pipeline.valueCountError(in: outcomes, recordID: record.recordID) { throw error }
         for (index, outcome) in outcomes {

@@ -1,164 +1,144 @@
-import Synchronization
+/// What the workers and the writer of one run share, as a plain state machine: the claimed records
+/// none has started yet, the budget of records they may still claim, the pacing of their claims to
+/// the maximum rate, which record each worker is evaluating since when (so that a hang is visible),
+/// and what the writer has committed.
+///
+/// Each transition changes the state and returns what its caller does next; the caller passes the
+/// time. Nothing here locks, waits or starts a thread: ``SynchronizedWork`` holds it behind a lock
+/// for the runner's tasks and threads, and tests drive it step by step.
+package struct SharedWork: Sendable {
+    /// Records the run may still take, when it is limited.
+    private var budget: Int?
+    /// Paces the claims to the maximum rate, when there is one.
+    private var pacer: RatePacer?
+    private var claimed: [PendingRecord] = []
+    /// The next record of `claimed` to hand out.
+    private var next = 0
+    /// Claims under way in the store.
+    private var claiming = 0
+    /// The store had nothing more to claim, or the budget is spent.
+    private var exhausted = false
+    /// Counts finished claims, so that a worker waits only for one that ends after it looked.
+    package private(set) var claimsFinished = 0
+    private var inFlight: [Int: (recordID: Int64, since: ContinuousClock.Instant)] = [:]
+    /// What the writer has committed so far, also when the run fails.
+    package private(set) var committed = RunCounts()
 
-/// What the workers and the writer of one run share: the claimed records none has started yet, the
-/// budget of records they may still claim, the pacing of their claims to the maximum rate, which
-/// record each is deriving since when (so that a hang is visible), and what the writer has committed.
-final class SharedWork: Sendable {
-    private struct State {
-        /// Records the run may still take, when it is limited.
-        var budget: Int?
-        /// Paces the claims to the maximum rate, when there is one.
-        var pacer: RatePacer?
-        var claimed: [PendingRecord] = []
-        /// The next record of `claimed` to hand out.
-        var next = 0
-        /// Claims under way in the store.
-        var claiming = 0
-        /// The store had nothing more to claim, or the budget is spent.
-        var exhausted = false
-        /// Counts finished claims, so that a worker waits only for one that ends after it looked.
-        var claimsFinished = 0
-        var waiting: [CheckedContinuation<Void, Never>] = []
-        var inFlight: [Int: (recordID: Int64, since: ContinuousClock.Instant)] = [:]
-        /// What the writer has committed so far.
-        var committed = RunCounts()
-
-        /// Claimed records not yet handed out.
-        var unstarted: Int { claimed.count - next }
-
-        /// Whether a worker should claim before taking a record: more may be claimed, no claim is under
-        /// way, and fewer than `lowWater` records are left to hand out.
-        func needsClaim(below lowWater: Int) -> Bool {
-            !exhausted && claiming == 0 && unstarted < lowWater
-        }
+    /// The work of a run that may take `budget` records (any number when nil), paced by `pacer`.
+    package init(budget: Int?, pacer: RatePacer? = nil) {
+        self.budget = budget
+        self.pacer = pacer
     }
 
-    private let state: Mutex<State>
-    let clock: ContinuousClock
+    /// Whether the budget is spent: a limited run takes no more records.
+    package var isExhausted: Bool { budget == 0 }
 
-    init(budget: Int?, pacer: RatePacer? = nil, clock: ContinuousClock) {
-        state = Mutex(State(budget: budget, pacer: pacer))
-        self.clock = clock
+    /// Claimed records not yet handed out.
+    package var unstarted: Int { claimed.count - next }
+
+    /// Whether a worker should claim before taking a record: more may be claimed, no claim is under
+    /// way, and fewer than `lowWater` records are left to hand out.
+    private func needsClaim(below lowWater: Int) -> Bool {
+        !exhausted && claiming == 0 && unstarted < lowWater
     }
-
-    var isExhausted: Bool { state.withLock { $0.budget == 0 } }
 
     /// What a worker does next.
-    enum Step {
-        case derive(PendingRecord)
-        /// Claim the next batch from the store, then report with ``claimed(_:wanted:exhausted:)``.
+    package enum Step: Sendable {
+        /// Evaluate this record, then report with ``finished(worker:)`` or
+        /// ``finishedTakingNext(worker:refillBelow:at:)``.
+        case evaluate(PendingRecord)
+        /// Take records from the budget (``take(upTo:at:)``), claim them from the store, then report
+        /// with ``claimed(_:wanted:exhausted:)``.
         case claim
-        /// Another worker is claiming and nothing is ready: ``waitForClaim(after:)`` with this value.
+        /// Another worker is claiming and nothing is ready: wait until ``claimsFinished`` is past this value.
         case wait(claimsFinished: Int)
-        /// Nothing is left to claim or to derive.
+        /// Nothing is left to claim or to evaluate.
         case done
     }
 
     /// The next step of a worker. One worker at a time claims, as soon as fewer than `refillBelow`
-    /// claimed records are left unstarted, so that the others rarely find the claims empty.
-    func nextStep(refillBelow lowWater: Int) -> Step {
-        state.withLock { state in
-            if state.needsClaim(below: lowWater) {
-                state.claiming += 1
-                return .claim
-            }
-            if state.unstarted > 0 {
-                defer { state.next += 1 }
-                return .derive(state.claimed[state.next])
-            }
-            return state.exhausted && state.claiming == 0 ? .done : .wait(claimsFinished: state.claimsFinished)
+    /// claimed records are left unstarted, so that the others rarely find the claims empty. A record
+    /// handed out is not in flight until ``started(_:worker:at:)``.
+    package mutating func nextStep(refillBelow lowWater: Int) -> Step {
+        if needsClaim(below: lowWater) {
+            claiming += 1
+            return .claim
         }
+        if unstarted > 0 {
+            defer { next += 1 }
+            return .evaluate(claimed[next])
+        }
+        return exhausted && claiming == 0 ? .done : .wait(claimsFinished: claimsFinished)
     }
 
-    /// Ends `worker`'s record and hands it the next claimed one, noted as started, when the worker need
-    /// not claim first (see ``nextStep(refillBelow:)``); nil otherwise. A worker's thread takes records
-    /// one after the other this way without returning to its task, taking the lock once per record.
-    func finishedTakingNext(worker: Int, refillBelow lowWater: Int) -> PendingRecord? {
-        let now = clock.now
-        return state.withLock { state in
-            guard !state.needsClaim(below: lowWater), state.unstarted > 0 else {
-                state.inFlight.removeValue(forKey: worker)
-                return nil
-            }
-            let next = state.claimed[state.next]
-            state.next += 1
-            state.inFlight[worker] = (next.recordID, now)
-            return next
+    /// Ends `worker`'s record and hands it the next claimed one, in flight from `now`, when the worker
+    /// need not claim first (see ``nextStep(refillBelow:)``); nil otherwise, and the worker has no
+    /// record in flight. A worker's thread takes records one after the other this way without
+    /// returning to its task.
+    package mutating func finishedTakingNext(worker: Int, refillBelow lowWater: Int, at now: ContinuousClock.Instant) -> PendingRecord? {
+        guard !needsClaim(below: lowWater), unstarted > 0 else {
+            inFlight.removeValue(forKey: worker)
+            return nil
         }
+        let record = claimed[next]
+        next += 1
+        inFlight[worker] = (record.recordID, now)
+        return record
     }
 
-    /// Suspends until a claim ends after the one counted in `claimsFinished`.
-    func waitForClaim(after claimsFinished: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let finished = state.withLock { state in
-                guard state.claimsFinished == claimsFinished else { return true }
-                state.waiting.append(continuation)
-                return false
-            }
-            if finished { continuation.resume() }
-        }
+    /// Whether a claim ended after the one counted in `claimsFinished`: a worker told to
+    /// ``Step/wait(claimsFinished:)`` may look again.
+    package func claimFinished(after claimsFinished: Int) -> Bool {
+        self.claimsFinished != claimsFinished
     }
 
-    /// Ends a worker's claim: adds the batch for every worker to take from, gives back the budget it did
-    /// not use, and notes when nothing more is left to claim.
-    func claimed(_ batch: [PendingRecord], wanted: Int, exhausted: Bool) {
-        let waiting = state.withLock { state in
-            defer { state.waiting.removeAll() }
-            state.claimsFinished += 1
-            state.claiming -= 1
-            if exhausted { state.exhausted = true }
-            let unused = wanted - batch.count
-            if unused > 0 {
-                state.budget = state.budget.map { $0 + unused }
-                state.pacer?.giveBack(unused)
-            }
-            // Drop what was handed out, so payloads leave memory with their records.
-            state.claimed.removeFirst(state.next)
-            state.next = 0
-            state.claimed += batch
-            return state.waiting
+    /// Ends a worker's claim: adds the batch for every worker to take from, gives back the budget it
+    /// did not use, and notes when nothing more is left to claim. Every waiting worker may look again.
+    package mutating func claimed(_ batch: [PendingRecord], wanted: Int, exhausted: Bool) {
+        claimsFinished += 1
+        claiming -= 1
+        if exhausted { self.exhausted = true }
+        let unused = wanted - batch.count
+        if unused > 0 {
+            budget = budget.map { $0 + unused }
+            pacer?.giveBack(unused)
         }
-        for continuation in waiting { continuation.resume() }
+        // Drop what was handed out, so payloads leave memory with their records.
+        claimed.removeFirst(next)
+        next = 0
+        claimed += batch
     }
 
-    /// Takes up to `count` records from the budget: how many may be claimed, and how long to wait
-    /// before claiming them to keep to the maximum rate.
-    func take(upTo count: Int) -> (granted: Int, wait: Duration) {
-        let now = clock.now
-        return state.withLock { state in
-            let granted = state.budget.map { min($0, count) } ?? count
-            state.budget = state.budget.map { $0 - granted }
-            let wait = granted > 0 ? state.pacer?.take(granted, at: now) ?? .zero : .zero
-            return (granted, wait)
-        }
+    /// Takes up to `count` records from the budget at `now`: how many may be claimed, and how long to
+    /// wait before claiming them to keep to the maximum rate.
+    package mutating func take(upTo count: Int, at now: ContinuousClock.Instant) -> (granted: Int, wait: Duration) {
+        let granted = budget.map { min($0, count) } ?? count
+        budget = budget.map { $0 - granted }
+        let wait = granted > 0 ? pacer?.take(granted, at: now) ?? .zero : .zero
+        return (granted, wait)
     }
-
-    /// What the writer has committed so far, also when the run fails.
-    var committed: RunCounts { state.withLock { $0.committed } }
 
     /// Adds a commit's counts.
-    func commit(_ counts: RunCounts) {
-        state.withLock { $0.committed += counts }
+    package mutating func commit(_ counts: RunCounts) {
+        committed += counts
     }
 
-    func started(_ recordID: Int64, worker: Int) {
-        let now = clock.now
-        state.withLock { $0.inFlight[worker] = (recordID, now) }
+    /// Notes that `worker` started evaluating `recordID` at `now`.
+    package mutating func started(_ recordID: Int64, worker: Int, at now: ContinuousClock.Instant) {
+        inFlight[worker] = (recordID, now)
     }
 
-    func finished(worker: Int) {
-        _ = state.withLock { $0.inFlight.removeValue(forKey: worker) }
+    /// Notes that `worker` has no record in flight any more.
+    package mutating func finished(worker: Int) {
+        inFlight.removeValue(forKey: worker)
     }
 
-    /// The records being derived for longer than `timeout`, longest first; none without a timeout.
-    func overdue(after timeout: Duration?) -> [InFlightRecord] {
+    /// The records in flight at `now` for longer than `timeout`, longest first; none without a timeout.
+    package func overdue(after timeout: Duration?, at now: ContinuousClock.Instant) -> [InFlightRecord] {
         guard let timeout else { return [] }
-        let now = clock.now
-        return state.withLock { state in
-            state.inFlight.compactMap { worker, entry in
-                let elapsed = now - entry.since
-                return elapsed > timeout ? InFlightRecord(recordID: entry.recordID, worker: worker, elapsed: elapsed) : nil
-            }
+        return inFlight.compactMap { worker, entry in
+            let elapsed = now - entry.since
+            return elapsed > timeout ? InFlightRecord(recordID: entry.recordID, worker: worker, elapsed: elapsed) : nil
         }.sorted { $0.elapsed > $1.elapsed }
     }
 }

@@ -33,7 +33,7 @@ final class IsolatedDeriver: RecordDeriver {
         return length > 0 ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]
     }
 
-    func derive(_ record: PendingRecord, pipeline: Pipeline, maximumPayloadSize: Int, worker: Int) async -> RecordResult {
+    func result(for record: PendingRecord, pipeline: Pipeline, maximumPayloadSize: Int, worker: Int) async -> RecordResult {
         let slot = worker % slots.count
         // Blocking pipe I/O belongs on threads of its own, not on the cooperative pool.
         return await withCheckedContinuation { continuation in

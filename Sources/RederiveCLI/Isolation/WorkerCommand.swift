@@ -32,7 +32,7 @@ struct WorkerCommand: AsyncParsableCommand {
         let codec = PayloadCodec(maximumSize: maxPayloadBytes)
         while let frame = Frames.receive(from: 0, maximum: WorkerMessages.maximumFrame) {
             let record = try WorkerMessages.decodeRecord(frame)
-            let result = RecordResult(deriving: record, pipeline: pipeline, codec: codec)
+            let result = RecordResult(evaluating: record, pipeline: pipeline, codec: codec)
             guard Frames.send(WorkerMessages.encode(result), to: 1) else { break }
         }
     }

@@ -1,0 +1,144 @@
+import RederiveCodec
+
+/// The claim-and-evaluate loop of one pipeline's derivation, run by each of its workers: take the next
+/// claimed record that no worker has started, evaluate it and send the result to the writer; when few
+/// claimed records are left and no other worker is claiming, claim the next batch from the store first.
+///
+/// Records of a claim are shared by all workers, so a record that takes long (or hangs) holds up only
+/// the worker evaluating it, never the rest of its batch; and one worker reads the next batch while
+/// the others still evaluate, so reading and evaluating overlap.
+struct ClaimingWorker: Sendable {
+    let plan: RunPlan
+    let store: any RecordStore
+    let lease: LeaseKeeper
+    let work: SynchronizedWork
+    let channel: ResultChannel
+    /// Records claimed at once.
+    let claimSize: Int
+    /// Stored payload bytes one claim reads at the most.
+    let claimBytes: Int
+    /// A worker claims once fewer claimed records than this are left unstarted: the run's parallelism.
+    let refillBelow: Int
+    let recordTimeout: Duration?
+    let maximumPayloadSize: Int
+    /// Where records are evaluated instead of this worker's thread, when set.
+    let deriver: (any RecordDeriver)?
+
+    /// The longest a cancelled run waits for a record in flight before it leaves it uncommitted.
+    static let cancellationGrace: Duration = .seconds(10)
+
+    /// Runs worker `index` until nothing is left, the budget is spent, or the run is cancelled;
+    /// returns whether it was cancelled. Records are evaluated on `thread`, or by the ``deriver``.
+    func run(worker index: Int, thread: DerivationThread) async throws -> Bool {
+        let codec = PayloadCodec(maximumSize: maximumPayloadSize)
+        while true {
+            if Task.isCancelled { return true }
+            let record: PendingRecord
+            switch work.nextStep(refillBelow: refillBelow) {
+            case .evaluate(let next):
+                record = next
+            case .claim:
+                // This worker refills the shared claims while the others go on evaluating.
+                if try await !claim() { return true }
+                continue
+            case .wait(let claimsFinished):
+                // Another worker's claim is under way and will bring records, or say there are none.
+                await work.waitForClaim(after: claimsFinished)
+                continue
+            case .done:
+                return false
+            }
+            work.started(record.recordID, worker: index)
+            // Once cancelled, a record in flight gets this long to be committed, however long the
+            // timeout: the run must end soon after it is asked to.
+            let grace = min(recordTimeout ?? Self.cancellationGrace, Self.cancellationGrace)
+            let evaluated: RecordResult?
+            if let deriver {
+                // A deriver's worker that hangs must not hold up a cancelled run beyond the grace either.
+                let pipeline = plan.pipeline
+                let maximumPayloadSize = self.maximumPayloadSize
+                evaluated = await Waiter.result(within: grace) {
+                    await deriver.result(for: record, pipeline: pipeline, maximumPayloadSize: maximumPayloadSize, worker: index)
+                }
+            } else {
+                // The thread goes on to the next claimed records itself, rather than come back to this
+                // task for each one: a hand-off per record costs two thread switches, as much as
+                // evaluating a small record without its payload.
+                let end = await thread.run(grace: grace) { isCancelled in
+                    evaluateSeries(from: record, worker: index, codec: codec, isCancelled: isCancelled)
+                }
+                switch end {
+                case .sent?: continue
+                case .unsent(let result)?: evaluated = result
+                case nil: evaluated = nil
+                }
+            }
+            // Abandoned when the run was cancelled: the record stays stale, and overdue if it hangs.
+            guard let result = evaluated else { return true }
+            work.finished(worker: index)
+            await channel.send(result)
+        }
+    }
+
+    /// Claims the next batch from the store for every worker to take from: as many records as the
+    /// budget grants, after the wait the maximum rate asks for. False when cancelled during that wait.
+    private func claim() async throws -> Bool {
+        let (wanted, wait) = work.take(upTo: claimSize)
+        if await !pace(wait) {
+            work.claimed([], wanted: wanted, exhausted: false)
+            return false
+        }
+        var batch: [PendingRecord] = []
+        do {
+            if wanted > 0 {
+                let store = self.store
+                let plan = self.plan
+                let claimBytes = self.claimBytes
+                batch = try await lease.withCurrentLease(pipeline: plan.pipeline.name) { held in
+                    try await store.claim(plan, limit: wanted, byteLimit: claimBytes, lease: held)
+                }
+            }
+        } catch {
+            work.claimed([], wanted: wanted, exhausted: true)
+            throw error
+        }
+        work.claimed(batch, wanted: wanted, exhausted: batch.isEmpty)
+        return true
+    }
+
+    /// How a worker's thread ended a series of records.
+    private enum SeriesEnd: Sendable {
+        /// Every result went to the writer.
+        case sent
+        /// The last result did not, because the channel was full or the run was cancelled: the task
+        /// sends it, or drops it when it gave up on the thread.
+        case unsent(RecordResult)
+    }
+
+    /// Evaluates `first`, then the claimed records after it, one after the other on the worker's
+    /// thread, handing each result to the writer as it is made. Stops when this worker must claim
+    /// (``SharedWork/nextStep(refillBelow:)``), when nothing claimed is left to start, or when the run
+    /// is cancelled. Records are taken one at a time, as by the task: a record that hangs holds up only
+    /// its own worker, and each record in flight is visible to ``SynchronizedWork/overdue(after:)``.
+    private func evaluateSeries(from first: PendingRecord, worker: Int, codec: PayloadCodec, isCancelled: () -> Bool) -> SeriesEnd {
+        var record = first
+        while true {
+            let result = RecordResult(evaluating: record, pipeline: plan.pipeline, codec: codec)
+            // Once the run is cancelled, the task decides whether this result is still committed.
+            if isCancelled() || !channel.trySend(result) { return .unsent(result) }
+            guard let next = work.finishedTakingNext(worker: worker, refillBelow: refillBelow) else { return .sent }
+            record = next
+        }
+    }
+
+    /// Sleeps the `wait` that the maximum rate requires before a claim; false when cancelled meanwhile.
+    private func pace(_ wait: Duration) async -> Bool {
+        guard wait > .zero else { return true }
+        do {
+            try await Task.sleep(for: wait)
+            return true
+        } catch {
+            return false
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import Logging
+
+/// Keeps the store's ``WorkerLease`` for one run: takes it, waiting while another process holds it;
+/// renews it while the run derives; takes a new one when a claim or a commit finds it lost; and
+/// releases every lease the run held when it ends.
+///
+/// Renewal problems are left to the claims and commits: every commit is fenced by the lease, and a
+/// claim that finds it lost takes a new one (``withCurrentLease(pipeline:_:)``).
+struct LeaseKeeper: Sendable {
+    private let store: any RecordStore
+    private let worker: WorkerIdentity
+    private let duration: Duration
+    private let logger: Logger
+    /// The lease held now, and every lease held before it.
+    private let held: HeldLease
+
+    private init(store: any RecordStore, worker: WorkerIdentity, duration: Duration, logger: Logger, lease: WorkerLease) {
+        self.store = store
+        self.worker = worker
+        self.duration = duration
+        self.logger = logger
+        held = HeldLease(lease)
+    }
+
+    /// Takes the store's lease for `worker`, waiting while another process holds it and asking again
+    /// every `pollInterval`; reports each new holder it waits for. Nil when cancelled meanwhile.
+    static func acquire(
+        store: any RecordStore, worker: WorkerIdentity, duration: Duration, pollInterval: Duration,
+        progress: any ProgressReporter, logger: Logger
+    ) async throws -> LeaseKeeper? {
+        var reported: String?
+        while true {
+            switch try await store.acquireLease(for: worker, duration: duration) {
+            case .acquired(let lease):
+                return LeaseKeeper(store: store, worker: worker, duration: duration, logger: logger, lease: lease)
+            case .held(let holder):
+                if reported != holder.worker {
+                    reported = holder.worker
+                    logger.notice("waiting for another run", metadata: ["holder": "\(holder.worker)"])
+                    progress.report(.waiting(holder))
+                }
+                do {
+                    try await Task.sleep(for: pollInterval)
+                } catch {
+                    return nil
+                }
+            }
+        }
+    }
+
+    /// The lease held now.
+    var current: WorkerLease {
+        get async { await held.current }
+    }
+
+    /// Runs `body` while a child task renews the lease every third of its duration, then releases
+    /// every lease the run held; when `body` throws, releases them as well as the store lets it.
+    func holding<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        do {
+            let result = try await renewing(body)
+            for lease in await held.all {
+                try await store.releaseLease(lease)
+            }
+            return result
+        } catch {
+            for lease in await held.all {
+                try? await store.releaseLease(lease)
+            }
+            throw error
+        }
+    }
+
+    private func renewing<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        let store = self.store
+        let logger = self.logger
+        let held = self.held
+        let interval = duration / 3
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                while true {
+                    do {
+                        try await Task.sleep(for: interval)
+                    } catch {
+                        return nil
+                    }
+                    do {
+                        try await store.renewLease(await held.current)
+                    } catch {
+                        logger.warning("cannot renew the lease", metadata: ["error": "\(error)"])
+                    }
+                }
+            }
+            defer { group.cancelAll() }
+            return try await body()
+        }
+    }
+
+    /// Runs `body` (a claim or a commit) with the lease held now; when the store says that lease was
+    /// lost (the process was cut off past its expiry and others took its records over), takes a new
+    /// lease, once however many workers ask, and runs `body` again with it. What a claim of the lost
+    /// lease held is committed, fenced by the new lease: accepted where the record is still this
+    /// process's at the same generation. Rethrows the loss when another process holds the lease now.
+    func withCurrentLease<T: Sendable>(pipeline: String, _ body: @Sendable (WorkerLease) async throws -> T) async throws -> T {
+        let lease = await held.current
+        do {
+            return try await body(lease)
+        } catch let error as RederiveError where error.code == .leaseLost {
+            let store = self.store
+            let worker = self.worker
+            let duration = self.duration
+            guard let fresh = try await held.replace(lease, acquire: { try await store.acquireLease(for: worker, duration: duration) }) else {
+                throw error
+            }
+            logger.warning("the lease was lost and its records taken over; deriving on with a new lease", metadata: [
+                "worker": "\(worker.description)", "pipeline": "\(pipeline)",
+            ])
+            return try await body(fresh)
+        }
+    }
+}

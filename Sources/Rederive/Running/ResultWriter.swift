@@ -1,0 +1,96 @@
+import Dispatch
+import Logging
+
+/// The one writer of a pipeline's derivation: commits the workers' results as they arrive, a batch at
+/// a time or about every commit interval, each commit fenced by the lease; adds up what the commits
+/// counted, logs them, and reports progress after each, and while a record hangs.
+struct ResultWriter: Sendable {
+    let plan: RunPlan
+    let store: any RecordStore
+    let lease: LeaseKeeper
+    let work: SynchronizedWork
+    let channel: ResultChannel
+    /// Results committed at once, at the most.
+    let batchSize: Int
+    /// How long the writer waits for a full batch before it commits what it holds.
+    let commitInterval: Duration
+    let recordTimeout: Duration?
+    let run: RunState
+    let progress: any ProgressReporter
+    let logger: Logger
+
+    /// Commits until every worker is done and everything sent is committed. Throws when a commit
+    /// fails, or when a processor returned the wrong number of values.
+    func write() async throws {
+        var reportedOverdue: [Int64] = []
+        while true {
+            let received = await channel.receive(
+                upTo: batchSize, idleUntil: run.clock.now + .seconds(1), fillWithin: commitInterval
+            )
+            let overdue = work.overdue(after: recordTimeout)
+            switch received {
+            case .finished:
+                return
+            case .idle:
+                // Nothing to commit, but a record that has hung should still show.
+                if overdue.map(\.recordID) != reportedOverdue {
+                    run.report(pipeline: plan.pipeline.name, progress: progress, counts: work.committed, overdue: overdue)
+                }
+                if Task.isCancelled {
+                    // A cancelled task's sleeps end at once: pause without one while the workers stop.
+                    await pause(.milliseconds(20))
+                }
+            case .results(let results):
+                if let error = results.lazy.compactMap({ $0.valueCountError(in: plan.pipeline) }).first {
+                    throw error
+                }
+                let counts = try await commit(results)
+                work.commit(counts)
+                log(committed: results, counts: counts)
+                run.report(pipeline: plan.pipeline.name, progress: progress, counts: work.committed, overdue: overdue)
+            }
+            reportedOverdue = overdue.map(\.recordID)
+        }
+    }
+
+    /// Commits one batch with the lease held now, or a new one when it was lost.
+    private func commit(_ results: [RecordResult]) async throws -> RunCounts {
+        let store = self.store
+        let plan = self.plan
+        let runID = run.runID
+        return try await lease.withCurrentLease(pipeline: plan.pipeline.name) { held in
+            try await store.commit(results, plan: plan, runID: runID, lease: held)
+        }
+    }
+
+    /// Logs a commit at debug level, and each failure it recorded at info level, with the run, pipeline,
+    /// processor and record as metadata.
+    private func log(committed results: [RecordResult], counts: RunCounts) {
+        let pipeline = plan.pipeline
+        let runID = run.runID
+        logger.debug("committed", metadata: [
+            "run": "\(runID)", "pipeline": "\(pipeline.name)", "records": "\(results.count)",
+            "derived": "\(counts.derived)", "unchanged": "\(counts.unchanged)", "failed": "\(counts.failed)",
+            "skipped": "\(counts.skipped)",
+        ])
+        guard logger.logLevel <= .info else { return }
+        for result in results {
+            for (processor, outcome) in result.outcomes {
+                guard case .failed(let kind, let message) = outcome else { continue }
+                logger.info("record failed", metadata: [
+                    "run": "\(runID)", "pipeline": "\(pipeline.name)", "processor": "\(pipeline.processors[processor].name)",
+                    "record": "\(result.recordID)", "kind": "\(kind.rawValue)", "message": "\(message)",
+                ])
+            }
+        }
+    }
+
+    /// Waits `duration` whether or not the task is cancelled.
+    private func pause(_ duration: Duration) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(duration.secondsValue * 1000))) {
+                continuation.resume()
+            }
+        }
+    }
+}

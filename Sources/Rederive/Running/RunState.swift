@@ -1,0 +1,26 @@
+/// A run's identity and clock, and whether it was interrupted.
+struct RunState: Sendable {
+    let runID: Int64
+    /// The records the run has pending, as its progress events count them.
+    let total: Int
+    let clock: ContinuousClock
+    let start: ContinuousClock.Instant
+    var interrupted = false
+
+    init(runID: Int64, total: Int, clock: ContinuousClock) {
+        self.runID = runID
+        self.total = total
+        self.clock = clock
+        self.start = clock.now
+    }
+
+    var elapsed: Duration { clock.now - start }
+
+    /// Reports how far the run got in `pipeline`.
+    func report(pipeline: String, progress: any ProgressReporter, counts: RunCounts, overdue: [InFlightRecord]) {
+        progress.report(.advanced(.init(
+            runID: runID, pipeline: pipeline, done: counts.total, total: total, counts: counts, elapsed: elapsed,
+            overdue: overdue
+        )))
+    }
+}
