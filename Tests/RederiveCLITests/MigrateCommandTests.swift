@@ -54,7 +54,7 @@ struct MigrateCommandTests {
             try queue.close()
             let before = try Data(contentsOf: URL(fileURLWithPath: harness.databasePath))
             let migrations: [SchemaMigration] = [
-                .addColumn("add-room-name", table: "room_scans", column: .text("room_name", default: "unnamed"), invalidates: ["floor_area"]),
+                .addColumn("add-room-name", table: "room_scans", column: .text("room_name", default: "unnamed"), invalidates: [.processor("floor_area", of: RoomScan.pipeline)]),
             ]
             let listed = try await migrate(harness, ["--list"], migrations: migrations)
             #expect(listed.status == 0, "\(listed.errors)")
@@ -93,7 +93,7 @@ struct MigrateCommandTests {
             _ = try await harness.rederive("import", RealExports.exportsDirectory)
             _ = try await harness.rederive("run", "--progress", "none")
             let migrations: [SchemaMigration] = [
-                .sql("halve-areas", "UPDATE room_scans_derived SET floor_area_sqm = floor_area_sqm / 2", invalidates: ["floor_area"]),
+                .sql("halve-areas", "UPDATE room_scans_derived SET floor_area_sqm = floor_area_sqm / 2", invalidates: [.processor("floor_area", of: RoomScan.pipeline)]),
             ]
             let applied = try await migrate(harness, [], migrations: migrations)
             #expect(applied.output.contains("applied 1 migration: halve-areas"), "\(applied.errors)")
@@ -102,6 +102,27 @@ struct MigrateCommandTests {
             #expect(try await harness.rederive("verify").status == ExitStatus.success)
             let listed = try await migrate(harness, ["--list"], migrations: migrations)
             #expect(listed.output.contains("halve-areas  applied"), "\(listed.output)")
+        }
+    }
+
+    @Test(arguments: TestStore.available)
+    func oneBackfillRunsOnEveryStore(store: TestStore) async throws {
+        try await store.withHarness { harness in
+            _ = try await harness.rederive("import", RealExports.exportsDirectory)
+            let migrations: [SchemaMigration] = [
+                .addColumn("add-room-name", table: "room_scans", column: .text("room_name")),
+                // Reads each scan's identifier and writes a name made of it, as bound values.
+                .backfill("name-rooms") { db in
+                    for row in try db.rows("SELECT id, scan_id FROM room_scans") {
+                        let name = "room '\(try row.text("scan_id") ?? "?")'"
+                        try db.execute("UPDATE room_scans SET room_name = \(name) WHERE id = \(try row.integer("id"))")
+                    }
+                },
+            ]
+            let applied = try await migrate(harness, [], migrations: migrations)
+            #expect(applied.output.contains("applied 2 migrations: add-room-name, name-rooms"), "\(applied.errors)")
+            let named = try await harness.rows("SELECT count(*) FROM room_scans WHERE room_name = 'room ''' || scan_id || ''''")
+            #expect(named == [["13"]])
         }
     }
 }
@@ -123,6 +144,27 @@ struct PostgresMigrateCommandTests {
             await #expect(throws: (any Error).self) { try await harness.rows("SELECT room_name FROM room_scans") }
             let applied = try await MigrateCommandTests().migrate(harness, ["--to", "add-room-name"], migrations: migrations)
             #expect(applied.output.contains("applied 1 migration: add-room-name"), "\(applied.errors)")
+        }
+    }
+
+    @Test func twoHostsMigratingAtOnceApplyEachMigrationOnce() async throws {
+        try await TestStore.postgres.withHarness { harness in
+            _ = try await harness.rederive("import", RealExports.exportsDirectory)
+            // Each migration counts its application, slowly enough for the other host to find it pending.
+            let migrations: [SchemaMigration] = [.sql("create-visits", "CREATE TABLE visits (n integer NOT NULL)", "INSERT INTO visits VALUES (0)")]
+                + (1...3).map { .sql("visit-\($0)", "SELECT pg_sleep(0.2)", "UPDATE visits SET n = n + 1") }
+            async let one = MigrateCommandTests().migrate(harness, [], migrations: migrations)
+            async let other = MigrateCommandTests().migrate(harness, [], migrations: migrations)
+            let outcomes = try await [one, other]
+            #expect(outcomes.map(\.status) == [0, 0], "\(outcomes.map(\.errors))")
+            // Each says "applied 2 migrations: create-visits, visit-1" or "the schema is up to date".
+            let applied = outcomes.flatMap { outcome in
+                outcome.output.split(separator: ": ", maxSplits: 1).dropFirst()
+                    .flatMap { $0.trimmingCharacters(in: .newlines).components(separatedBy: ", ") }
+            }
+            #expect(applied.sorted() == ["create-visits", "visit-1", "visit-2", "visit-3"], "\(outcomes.map(\.output))")
+            #expect(try await harness.rows("SELECT n FROM visits") == [["3"]])
+            #expect(try await harness.rows("SELECT count(*) FROM rederive_schema_migrations") == [["4"]])
         }
     }
 }

@@ -30,7 +30,7 @@ struct AppDatabaseTests {
         let migrator = try SchemaMigrator([
             .sql(
                 "stew-time", "UPDATE recipes SET json = json_set(json, '$.minutes', 30) WHERE slug = 'stew'",
-                invalidates: ["quickness"]
+                invalidates: [.processor("quickness", of: recipes)]
             )
         ])
         let report = try await store.bringUpToDate(pipelines: [recipes], migrator: migrator)

@@ -60,3 +60,46 @@ struct ReadmeExampleTests {
         }
     }
 }
+
+@Suite("README migration example")
+struct ReadmeMigrationExampleTests {
+    @Test func theReadmeShowsExactlyTheMigrationsThisTestRuns() throws {
+        let root = ReadmeExampleTests.root
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let source = try String(contentsOf: root.appendingPathComponent("Tests/RederiveTests/ReadmeMigrationExample.swift"), encoding: .utf8)
+        let lines = source.components(separatedBy: "\n")
+        let begin = try #require(lines.firstIndex { $0.contains("README migration example begin") })
+        let end = try #require(lines.firstIndex { $0.contains("README migration example end") })
+        #expect(readme.contains("```swift\n" + lines[(begin + 1)..<end].joined(separator: "\n") + "\n```"))
+    }
+
+    @Test func theMigrationsApplyAndTheLaunchDerives() async throws {
+        try await withTemporaryDatabase { path in
+            let pool = try DatabasePool(path: path)
+            try await SQLiteStore(pool).prepare(recipes)
+            try await pool.write { db in
+                try db.execute(sql: "ALTER TABLE recipes ADD COLUMN notes TEXT")
+                // Plain JSON, which SQL edits in place.
+                try db.execute(sql: """
+                    INSERT INTO recipes (slug, json, notes) VALUES
+                        ('PANCAKES', '{"title": "Pancakes", "ingredients": ["flour", "milk", "eggs"], "minutes": 15}', 'fluffy'),
+                        ('stew', '{"title": "Beef Stew", "ingredients": ["beef", "carrots"]}', NULL)
+                    """)
+            }
+            let report = try await launchAsTheReadmeShows(appDatabasePool: pool, launchProgress: NoProgress())
+            #expect(report.migrations == ["add-rating", "index-slug", "rename-notes", "backfill-minutes", "lowercase-slugs"])
+            #expect(report.run?.counts == RunCounts(derived: 2))
+            let rows = try pool.read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT r.slug, r.rating, r.remarks, d.is_quick FROM recipes r JOIN recipes_derived d ON d.id = r.id ORDER BY r.slug
+                    """)
+            }
+            #expect(rows.map { $0["slug"] as String } == ["pancakes", "stew"])
+            #expect(rows.map { $0["rating"] as Int } == [0, 0])
+            #expect(rows.map { $0["remarks"] as String? } == ["fluffy", nil])
+            #expect(rows.map { $0["is_quick"] as Int } == [1, 0])
+            let again = try await launchAsTheReadmeShows(appDatabasePool: pool, launchProgress: NoProgress())
+            #expect(again.migrations.isEmpty && again.run == nil)
+        }
+    }
+}

@@ -7,9 +7,9 @@ import RederivePostgres
 
 /// The database `rederive migrate` applies an app's schema migrations to, SQLite or PostgreSQL.
 ///
-/// The migrations are registered once, for both: adding columns and indexes, renaming columns and
-/// plain SQL run on either. A custom step is given SQLite's `Database`, so it cannot run on
-/// PostgreSQL; a pending one stops the command before anything is applied.
+/// The migrations are registered once, in the engine's model, and each store applies them itself: a
+/// store that cannot run a pending step (PostgreSQL and SQLite's custom steps) stops the command
+/// before anything is applied.
 enum MigrationTarget {
     case sqlite(SQLiteStore)
     #if PostgreSQL
@@ -33,46 +33,23 @@ enum MigrationTarget {
         )
     }
 
+    /// What applies migrations to the opened store.
+    var applier: any SchemaMigrationApplier {
+        switch self {
+        case .sqlite(let store): store
+        #if PostgreSQL
+        case .postgres(let store, _): store
+        #endif
+        }
+    }
+
+    /// Every registered migration, applied or pending, in order.
     func states(_ migrator: SchemaMigrator) async throws -> [MigrationState] {
-        switch self {
-        case .sqlite(let store):
-            return try await store.migrationStates(migrator)
-        #if PostgreSQL
-        case .postgres(let store, _):
-            return try await store.migrationStates(of: migrator.migrations.map(\.id))
-        #endif
-        }
+        try await applier.migrationStates(migrator)
     }
 
+    /// Applies the pending migrations up to `target`, or rehearses them with `dryRun`.
     func migrate(_ migrator: SchemaMigrator, to target: String?, dryRun: Bool) async throws -> MigrationOutcome {
-        switch self {
-        case .sqlite(let store):
-            return try await store.migrate(migrator, to: target, dryRun: dryRun)
-        #if PostgreSQL
-        case .postgres(let store, let name):
-            let wanted = try migrator.migrations(through: target)
-            let states = try await store.migrationStates(of: wanted.map(\.id))
-            let pending = zip(wanted, states).filter { !$1.isApplied }.map(\.0)
-            return try await store.migrate(try pending.map { try Self.postgres($0, database: name) }, dryRun: dryRun)
-        #endif
-        }
+        try await applier.migrate(migrator, to: target, dryRun: dryRun)
     }
-
-    #if PostgreSQL
-    /// A migration as PostgreSQL applies it; a custom step cannot be.
-    private static func postgres(_ migration: SchemaMigration, database: String) throws -> PostgresMigration {
-        let change: PostgresMigration.Change = switch migration.step {
-        case .addColumn(let table, let column): .addColumn(table: table, column: column)
-        case .addIndex(let name, let table, let columns, let unique): .addIndex(name: name, table: table, columns: columns, unique: unique)
-        case .renameColumn(let table, let from, let to): .renameColumn(table: table, from: from, to: to)
-        case .sql(let statements): .sql(statements)
-        case .custom:
-            throw RederiveError(
-                .invalidArgument,
-                "schema migration \"\(migration.id)\" is a custom step, written against SQLite, and cannot run on \(database); nothing was applied (write it as .sql to run it on PostgreSQL)"
-            )
-        }
-        return PostgresMigration(id: migration.id, change: change, invalidates: migration.invalidates)
-    }
-    #endif
 }

@@ -3,11 +3,15 @@ import Foundation
 import PostgresNIO
 import Rederive
 
-/// Applying an app's schema migrations, each in its own transaction: PostgreSQL's DDL is
-/// transactional, so a migration that fails leaves nothing behind.
-extension PostgresStore {
-    /// The state of each migration of `ids`, in that order.
-    public func migrationStates(of ids: [String]) async throws -> [MigrationState] {
+/// Applying an app's schema migrations: PostgreSQL's DDL is transactional, so a migration that fails
+/// leaves nothing behind.
+///
+/// One applier does it all, each transaction under the advisory lock `pg_advisory_xact_lock`: hosts
+/// migrating at once take turns, and each, holding the lock, skips what another applied before it, so
+/// every migration is applied once.
+extension PostgresStore: SchemaMigrationApplier {
+    /// Every registered migration, applied or pending, in order.
+    public func migrationStates(_ migrator: SchemaMigrator) async throws -> [MigrationState] {
         let logger = self.logger
         let applied = try await withConnection("read") { connection in
             try await connection.query("""
@@ -18,90 +22,100 @@ extension PostgresStore {
             }
         }
         let byID = Dictionary(applied.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        return ids.map { byID[$0] ?? MigrationState(id: $0, appliedAt: nil, duration: nil, rederiveVersion: nil) }
+        return migrator.migrations.map { byID[$0.id] ?? MigrationState(id: $0.id, appliedAt: nil, duration: nil, rederiveVersion: nil) }
     }
 
-    /// Applies the migrations not yet applied, in order, each in its own transaction.
+    /// Applies the pending migrations up to `target` (all when nil), each in its own transaction.
     ///
     /// A migration that fails rolls back completely and stops the rest: the error names it, and the
     /// database is as the previous migration left it. With `dryRun`, the pending migrations are applied
-    /// in one transaction that is rolled back, so what would fail fails, and nothing is written.
-    /// Hosts migrating at once take turns, and a migration another host applied meanwhile is skipped.
+    /// in one transaction that is rolled back, so what would fail fails, and nothing is written. A
+    /// pending step PostgreSQL cannot run (SQLite's custom step) stops everything before anything is
+    /// applied. Hosts migrating at once take turns, and a migration another host applied meanwhile is
+    /// skipped.
     @discardableResult
-    public func migrate(_ migrations: [PostgresMigration], dryRun: Bool = false) async throws -> MigrationOutcome {
-        let applied = Set(try await migrationStates(of: migrations.map(\.id)).filter(\.isApplied).map(\.id))
-        let pending = migrations.filter { !applied.contains($0.id) }
-        guard !pending.isEmpty else { return MigrationOutcome(applied: [], dryRun: dryRun) }
+    public func migrate(_ migrator: SchemaMigrator, to target: String? = nil, dryRun: Bool = false) async throws -> MigrationOutcome {
+        let applied = Set(try await migrationStates(migrator).filter(\.isApplied).map(\.id))
+        let pending = try migrator.pending(through: target, applied: applied, on: location.description) { _ in false }
+        // A dry run is one transaction, rolled back; a real one, a transaction per migration.
+        let transactions = dryRun ? [pending] : pending.map { [$0] }
+        var done: [String] = []
+        for migrations in transactions where !migrations.isEmpty {
+            done += try await apply(migrations, dryRun: dryRun)
+        }
+        return MigrationOutcome(applied: done, dryRun: dryRun)
+    }
+
+    /// Applies `migrations` in one transaction under the migration lock, skipping those applied
+    /// meanwhile, and records them; or, with `dryRun`, rolls them back. Returns those applied.
+    private func apply(_ migrations: [SchemaMigration], dryRun: Bool) async throws -> [String] {
         let logger = self.logger
         let location = self.location
-        if dryRun {
-            return try await withConnection("migrate") { connection in
-                try await connection.query("BEGIN", logger: logger)
-                var done: [String] = []
-                for migration in pending {
-                    do {
-                        try await Self.apply(migration, connection, logger)
-                    } catch {
-                        _ = try? await connection.query("ROLLBACK", logger: logger)
-                        throw RederiveError(.database, "schema migration \"\(migration.id)\" would fail in \(location)", underlying: PostgresProblem(error))
+        return try await withConnection("migrate") { connection in
+            try await connection.query("BEGIN", logger: logger)
+            var done: [String] = []
+            var current = migrations[0]
+            do {
+                try await connection.query("SELECT pg_advisory_xact_lock(hashtext('rederive migrate'))", logger: logger)
+                for migration in migrations {
+                    current = migration
+                    let clock = ContinuousClock()
+                    let start = clock.now
+                    var check = SQLStatement()
+                    check.sql = "SELECT count(*) FROM rederive_schema_migrations WHERE id = \(check.bind(migration.id))"
+                    guard try await connection.count(check, logger: logger) == 0 else { continue }
+                    try await Self.apply(migration, connection, logger)
+                    if !dryRun {
+                        var record = SQLStatement()
+                        record.sql = """
+                            INSERT INTO rederive_schema_migrations (id, applied_at, duration_ms, rederive_version)
+                            VALUES (\(record.bind(migration.id)), now(), \(record.bind((clock.now - start).secondsValue * 1000)),
+                                \(record.bind(RederiveVersion.current)))
+                            """
+                        try await connection.run(record, logger: logger)
                     }
                     done.append(migration.id)
                 }
-                try await connection.query("ROLLBACK", logger: logger)
-                return MigrationOutcome(applied: done, dryRun: true)
+                try await connection.query(dryRun ? "ROLLBACK" : "COMMIT", logger: logger)
+                return done
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw RederiveError(
+                    .database,
+                    dryRun ? "schema migration \"\(current.id)\" would fail in \(location)"
+                        : "schema migration \"\(current.id)\" failed and was rolled back in \(location)",
+                    underlying: PostgresProblem(error)
+                )
             }
         }
-        var done: [String] = []
-        for migration in pending {
-            let applied = try await withConnection("migrate") { connection in
-                try await connection.query("BEGIN", logger: logger)
-                do {
-                    let clock = ContinuousClock()
-                    let start = clock.now
-                    try await connection.query("SELECT pg_advisory_xact_lock(hashtext('rederive migrate'))", logger: logger)
-                    var check = SQLStatement()
-                    check.sql = "SELECT count(*) FROM rederive_schema_migrations WHERE id = \(check.bind(migration.id))"
-                    guard try await connection.count(check, logger: logger) == 0 else {
-                        try await connection.query("ROLLBACK", logger: logger)
-                        return false
-                    }
-                    try await Self.apply(migration, connection, logger)
-                    var record = SQLStatement()
-                    record.sql = """
-                        INSERT INTO rederive_schema_migrations (id, applied_at, duration_ms, rederive_version)
-                        VALUES (\(record.bind(migration.id)), now(), \(record.bind((clock.now - start).secondsValue * 1000)),
-                            \(record.bind(RederiveVersion.current)))
-                        """
-                    try await connection.run(record, logger: logger)
-                    try await connection.query("COMMIT", logger: logger)
-                    return true
-                } catch {
-                    _ = try? await connection.query("ROLLBACK", logger: logger)
-                    throw RederiveError(
-                        .database, "schema migration \"\(migration.id)\" failed and was rolled back in \(location)", underlying: PostgresProblem(error)
-                    )
-                }
-            }
-            if applied { done.append(migration.id) }
-        }
-        return MigrationOutcome(applied: done, dryRun: false)
     }
 
-    /// Runs the migration's statements and makes stale what it asks, inside the caller's transaction.
-    private static func apply(_ migration: PostgresMigration, _ connection: PostgresConnection, _ logger: Logger) async throws {
-        for statement in migration.statements {
-            try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+    /// Makes the migration's change and makes stale what it asks, inside the caller's transaction.
+    private static func apply(_ migration: SchemaMigration, _ connection: PostgresConnection, _ logger: Logger) async throws {
+        switch migration.step {
+        case .backfill(let body):
+            try await PostgresMigrationDatabase.run(body, on: connection, logger: logger)
+        case .storeSpecific(let step):
+            // `pending(through:applied:on:runs:)` let none through.
+            throw RederiveError(.invalidArgument, "schema migration \"\(migration.id)\" is \(step.summary), and cannot run on PostgreSQL")
+        default:
+            for statement in migration.step.statements(identifier: PostgresSQL.identifier, definition: PostgresSQL.definition(of:)) ?? [] {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
         }
-        for processor in migration.invalidates {
+        for reference in migration.invalidates {
             var stamps = SQLStatement()
-            let name = stamps.bind(processor, as: "text")
+            let name = stamps.bind(reference.processor, as: "text")
             stamps.sql = """
                 UPDATE rederive_stamps SET processors = processors || jsonb_build_object(\(name), (processors -> \(name)) || '{"current": false}')
-                WHERE processors @> jsonb_build_object(\(name), '{"current": true}'::jsonb)
+                WHERE pipeline = \(stamps.bind(reference.pipeline)) AND processors @> jsonb_build_object(\(name), '{"current": true}'::jsonb)
                 """
             try await connection.run(stamps, logger: logger)
             var failures = SQLStatement()
-            failures.sql = "UPDATE rederive_failures SET current = false WHERE processor = \(failures.bind(processor)) AND current"
+            failures.sql = """
+                UPDATE rederive_failures SET current = false
+                WHERE pipeline = \(failures.bind(reference.pipeline)) AND processor = \(failures.bind(reference.processor)) AND current
+                """
             try await connection.run(failures, logger: logger)
         }
     }
