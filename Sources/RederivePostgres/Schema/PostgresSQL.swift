@@ -17,12 +17,7 @@ enum PostgresSQL {
 
     /// The column type a derived column of `type` has on PostgreSQL.
     static func type(_ type: ColumnType) -> String {
-        switch type {
-        case .integer: "bigint"
-        case .real: "double precision"
-        case .text: "text"
-        case .blob: "bytea"
-        }
+        PostgresStorage.columnType(type)
     }
 
     /// A derived value as a literal, for column defaults.
@@ -72,11 +67,11 @@ struct SQLStatement {
         return placeholder(type)
     }
 
-    /// Binds a derived value as a column of `type` holds it: NaN and -0.0 as SQLite stores them, so
-    /// that both stores hold the same values (``DerivedValue/stored(in:)``).
+    /// Binds a derived value as a column of `type` is to hold it (``PostgresStorage/rules``): NaN and
+    /// -0.0 as the SQLite store holds them, so that both stores hold the same values.
     mutating func bind(_ value: DerivedValue, column type: ColumnType) -> String {
         let sqlType = PostgresSQL.type(type)
-        switch value.stored(in: type) {
+        switch PostgresStorage.rules.stored(value, in: type) {
         case .null: return bindNull(as: sqlType)
         case .integer(let value): return bind(value, as: sqlType)
         case .real(let value): return bind(value, as: sqlType)

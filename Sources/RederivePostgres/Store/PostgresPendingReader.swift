@@ -120,7 +120,7 @@ struct PostgresPendingReader {
                 generation: pick.generation, staleProcessors: pick.staleProcessors, payloadRead: readsPayload,
                 dependencies: plan.dependencyState(
                     stale: pick.staleProcessors, storedValues: stored[pick.recordID] ?? [:],
-                    consumedDigests: pick.consumedDigests, failures: pick.failures
+                    consumedDigests: pick.consumedDigests, failures: pick.failures, storageRules: PostgresStorage.rules
                 )
             )
         }

@@ -141,7 +141,7 @@ struct PostgresBatchWriter {
                 continue
             }
             let unchanged = zip(zip(old, new), processor.columns).allSatisfy { pair, column in
-                pair.0.isUnchanged(byStoring: pair.1, in: column.type)
+                PostgresStorage.rules.isUnchanged(pair.0, byStoring: pair.1, in: column.type)
             }
             if !unchanged { kept.processors.append((processor, old)) }
         }

@@ -5,6 +5,9 @@ import Rederive
 /// Reading stored derived values and whole records, for previews, verification and reports: reads
 /// only, never a write.
 extension PostgresStore: StoredValueReading, VerificationSource {
+    /// How this store binds the values it is given: ``PostgresStorage/rules``.
+    public var storageRules: StorageRules { PostgresStorage.rules }
+
     public func needsPreparation(_ pipeline: Pipeline) async throws -> Bool {
         let schema = PostgresPipelineSchema(tables: PostgresPipelineTables(pipeline))
         let logger = self.logger

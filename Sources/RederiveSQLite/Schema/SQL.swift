@@ -16,7 +16,7 @@ enum SQL {
 
     /// A column type and default as written in `CREATE TABLE` and `ALTER TABLE ADD COLUMN`.
     static func definition(of column: OutputColumn) -> String {
-        "\(identifier(column.name)) \(column.type.rawValue) DEFAULT \(literal(of: column.defaultValue))"
+        "\(identifier(column.name)) \(SQLiteStorage.columnType(column.type)) DEFAULT \(literal(of: column.defaultValue))"
     }
 
     static func literal(of value: DerivedValue) -> String {

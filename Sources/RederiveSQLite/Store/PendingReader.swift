@@ -60,7 +60,8 @@ struct PendingReader {
                 recordID: pick.recordID, payload: payload, generation: generation, staleProcessors: pick.staleProcessors,
                 payloadRead: pick.readsPayload,
                 dependencies: plan.dependencyState(
-                    stale: pick.staleProcessors, storedValues: stored, consumedDigests: pick.consumedDigests, failures: pick.failures
+                    stale: pick.staleProcessors, storedValues: stored, consumedDigests: pick.consumedDigests, failures: pick.failures,
+                    storageRules: SQLiteStorage.rules
                 )
             ))
         }
@@ -134,7 +135,8 @@ struct PayloadFreeRead {
         return PendingRecord(
             recordID: pick.recordID, payload: nil, generation: row[1], staleProcessors: pick.staleProcessors, payloadRead: false,
             dependencies: plan.dependencyState(
-                stale: pick.staleProcessors, storedValues: stored, consumedDigests: pick.consumedDigests, failures: pick.failures
+                stale: pick.staleProcessors, storedValues: stored, consumedDigests: pick.consumedDigests, failures: pick.failures,
+                    storageRules: SQLiteStorage.rules
             )
         )
     }

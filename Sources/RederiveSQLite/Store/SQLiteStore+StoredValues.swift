@@ -4,6 +4,9 @@ import Rederive
 
 /// Reading stored derived values, for previews: reads only, never a write.
 extension SQLiteStore: StoredValueReading {
+    /// SQLite's rules for the values it is given: ``SQLiteStorage/rules``.
+    public var storageRules: StorageRules { SQLiteStorage.rules }
+
     public func needsPreparation(_ pipeline: Pipeline) async throws -> Bool {
         let schema = PipelineSchema(tables: PipelineTables(pipeline))
         return try await read { db in try !schema.changes(db).isEmpty || PipelineKeySchema.hasUnadopted(db) }
