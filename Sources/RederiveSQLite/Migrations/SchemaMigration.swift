@@ -1,5 +1,6 @@
 import GRDB
 import Rederive
+import RederiveSQL
 
 /// One named change to an app's schema, applied once, in order, in its own transaction.
 ///

@@ -1,5 +1,6 @@
 import GRDB
 import Rederive
+import RederiveSQL
 
 /// Keeping what a commit replaces, so that the run can be rolled back.
 extension BatchWriter {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Rederive
+import RederiveSQL
 
 /// Storing a batch of results in one transaction.
 extension SQLiteStore {

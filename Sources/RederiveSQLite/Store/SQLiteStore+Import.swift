@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Rederive
 import RederiveCodec
+import RederiveSQL
 
 /// How an import changed the table.
 public struct ImportCounts: Sendable, Hashable {

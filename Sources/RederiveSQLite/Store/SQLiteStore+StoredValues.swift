@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Rederive
+import RederiveSQL
 
 /// Reading stored derived values, for previews: reads only, never a write.
 extension SQLiteStore: StoredValueReading {
