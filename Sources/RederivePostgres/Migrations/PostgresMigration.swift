@@ -1,5 +1,6 @@
 #if PostgreSQL
 import Rederive
+import RederiveSQL
 
 /// One of an app's schema migrations, as PostgreSQL applies it: an identifier, a change written in
 /// terms both stores understand, and the processors it makes stale.

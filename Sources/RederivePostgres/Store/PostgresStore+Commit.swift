@@ -2,6 +2,7 @@
 import Foundation
 import PostgresNIO
 import Rederive
+import RederiveSQL
 
 /// Storing a batch of results in one transaction, fenced by the lease's claims and each record's generation.
 extension PostgresStore {

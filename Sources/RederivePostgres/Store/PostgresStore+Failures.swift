@@ -2,6 +2,7 @@
 import Foundation
 import PostgresNIO
 import Rederive
+import RederiveSQL
 
 /// Failure reports and invalidation.
 extension PostgresStore: StoreReporting {

@@ -1,6 +1,7 @@
 #if PostgreSQL
 import PostgresNIO
 import Rederive
+import RederiveSQL
 
 /// Reading stored derived values and whole records, for previews, verification and reports: reads
 /// only, never a write.
