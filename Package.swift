@@ -155,6 +155,7 @@ let package = Package(
             name: "RederiveCLITests",
             dependencies: [
                 "RederiveCLI",
+                "RederiveSQL",
                 .target(name: "RederivePostgres", condition: .when(traits: postgreSQL)),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: postgreSQL)),
                 "RoomScan",
