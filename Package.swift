@@ -48,11 +48,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The SQL both SQL stores share, each in its own dialect: a pipeline's quoted names, the tables
+        // and columns it needs, the rows of a pending query. Not a product: only the stores use it.
+        .target(
+            name: "RederiveSQL",
+            dependencies: ["Rederive"]
+        ),
         // The SQLite store, built on GRDB.
         .target(
             name: "RederiveSQLite",
             dependencies: [
                 "Rederive",
+                "RederiveSQL",
                 "RederiveCodec",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -63,6 +70,7 @@ let package = Package(
             name: "RederivePostgres",
             dependencies: [
                 "Rederive",
+                "RederiveSQL",
                 "RederiveCodec",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: postgreSQL)),
                 .product(name: "Logging", package: "swift-log"),
@@ -127,6 +135,7 @@ let package = Package(
             name: "RederiveTests",
             dependencies: [
                 "Rederive",
+                "RederiveSQL",
                 "RederiveSQLite",
                 "RederiveCodec",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -148,6 +157,7 @@ let package = Package(
             name: "RederiveCLITests",
             dependencies: [
                 "RederiveCLI",
+                "RederiveSQL",
                 .target(name: "RederivePostgres", condition: .when(traits: postgreSQL)),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: postgreSQL)),
                 "RoomScan",

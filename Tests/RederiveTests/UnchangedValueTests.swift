@@ -26,13 +26,13 @@ struct UnchangedValueTests {
         try await withTemporaryDatabase { path in
             let db = try appConnection(path)
             let held = try await db.write { db in
-                try db.execute(sql: "CREATE TABLE t (v \(type.rawValue))")
+                try db.execute(sql: "CREATE TABLE t (v \(SQLiteStorage.columnType(type)))")
                 try db.execute(sql: "INSERT INTO t (v) VALUES (?)", arguments: [Self.databaseValue(value)])
                 return try DatabaseValue.fetchOne(db, sql: "SELECT v FROM t") ?? .null
             }
             let readBack = Self.derivedValue(held)
-            #expect(Self.identical(readBack, value.stored(in: type)), "\(value) in \(type): SQLite holds \(readBack)")
-            #expect(readBack.isUnchanged(byStoring: value, in: type))
+            #expect(Self.identical(readBack, SQLiteStorage.rules.stored(value, in: type)), "\(value) in \(type): SQLite holds \(readBack)")
+            #expect(SQLiteStorage.rules.isUnchanged(readBack, byStoring: value, in: type))
         }
     }
 
@@ -51,7 +51,7 @@ struct UnchangedValueTests {
     func storingChangesTheColumnOnlyWhenSQLiteWouldHoldSomethingElse(
         held: DerivedValue, new: DerivedValue, type: ColumnType, unchanged: Bool
     ) {
-        #expect(held.isUnchanged(byStoring: new, in: type) == unchanged)
+        #expect(SQLiteStorage.rules.isUnchanged(held, byStoring: new, in: type) == unchanged)
     }
 
     // MARK: The three paths

@@ -15,15 +15,25 @@ public struct DependencyState: Sendable, Hashable {
     public var consumedDigests: [Int: Int64]
     /// The kind of each current failure of the run's processors that the run does not retry, by processor index.
     public var failures: [Int: FailureKind]
+    /// How the record's store holds values: inputs are digested as it holds them, so that the digest
+    /// of values a commit would count unchanged is unchanged too.
+    public var storageRules: StorageRules
 
-    /// The state of one record, as a store reads it.
+    /// The state of one record, as a store that holds values by `storageRules` reads it.
     public init(
         watching: [Int] = [], storedValues: [Int: [DerivedValue]] = [:], consumedDigests: [Int: Int64] = [:],
-        failures: [Int: FailureKind] = [:]
+        failures: [Int: FailureKind] = [:], storageRules: StorageRules
     ) {
         self.watching = watching
         self.storedValues = storedValues
         self.consumedDigests = consumedDigests
         self.failures = failures
+        self.storageRules = storageRules
+    }
+
+    /// The state of a record whose dependents read nothing stored: derived from the payload alone,
+    /// or of a pipeline without dependents. Inputs derived anew are digested as they are.
+    public init() {
+        self.init(storageRules: .exact)
     }
 }

@@ -1,16 +1,17 @@
 /// A value a processor writes into one of its output columns.
 ///
-/// The cases mirror SQLite's storage classes, so that any store can hold them without loss.
+/// Five kinds of value, which every store holds without loss, apart from the few its
+/// ``StorageRules`` name.
 public enum DerivedValue: Sendable, Hashable {
-    /// SQL `NULL`: no value. It fits a column of any type.
+    /// No value. It fits a column of any type.
     case null
-    /// A 64-bit signed integer, for `INTEGER` columns (and `REAL` ones, which store it as a number).
+    /// A 64-bit signed integer, for ``ColumnType/integer`` columns (and ``ColumnType/real`` ones, which hold it as a number).
     case integer(Int64)
-    /// A floating-point number, for `REAL` columns.
+    /// A floating-point number, for ``ColumnType/real`` columns.
     case real(Double)
-    /// UTF-8 text, for `TEXT` columns.
+    /// UTF-8 text, for ``ColumnType/text`` columns.
     case text(String)
-    /// Bytes, for `BLOB` columns.
+    /// Bytes, for ``ColumnType/blob`` columns.
     case blob([UInt8])
 
     /// An integer value from an `Int`, the type counts usually have.

@@ -78,7 +78,7 @@ struct Evaluator: Sendable {
                         types += descriptors[input].columns.map(\.type)
                     }
                     if !inputs.isEmpty {
-                        let inputDigest = InputDigest.of(digested, types: types)
+                        let inputDigest = InputDigest.of(digested, types: types, storedBy: state.storageRules)
                         if !mustRun, state.failures[index] == nil, state.consumedDigests[index] == inputDigest { continue }
                         digest = inputDigest
                     }

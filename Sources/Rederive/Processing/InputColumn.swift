@@ -29,7 +29,7 @@ public struct InputValueError: Error, Sendable, CustomStringConvertible {
 
     /// A description naming the column, the value and the type expected.
     public var description: String {
-        "input column \(reference.column) of processor \(reference.processor) holds \(value), not a \(reference.type.rawValue) value"
+        "input column \(reference.column) of processor \(reference.processor) holds \(value), not a \(reference.type.description) value"
     }
 }
 

@@ -1,11 +1,12 @@
 /// A 64-bit digest of the values a dependent processor derived from, kept in its stamp: when its inputs
 /// are derived again, the dependent is derived again only if the digest of their new values differs.
 ///
-/// Values are digested as their columns hold them (``DerivedValue/stored(in:)``), so an input
-/// re-derived to values a commit would count unchanged leaves the digest unchanged.
+/// Values are digested as their columns hold them in the store (``StorageRules/stored(_:in:)``), so
+/// an input re-derived to values a commit would count unchanged leaves the digest unchanged.
 public enum InputDigest {
-    /// The FNV-1a digest of `values`, each in a column of the type at the same position.
-    public static func of(_ values: [DerivedValue], types: [ColumnType]) -> Int64 {
+    /// The FNV-1a digest of `values`, each as a column of the type at the same position holds it
+    /// under `rules`.
+    public static func of(_ values: [DerivedValue], types: [ColumnType], storedBy rules: StorageRules) -> Int64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         func mix(_ byte: UInt8) {
             hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
@@ -18,7 +19,7 @@ public enum InputDigest {
             for byte in bytes { mix(byte) }
         }
         for (value, type) in zip(values, types) {
-            switch value.stored(in: type) {
+            switch rules.stored(value, in: type) {
             case .null: mix(UInt8(0))
             case .integer(let number): mix(UInt8(1)); mix(UInt64(bitPattern: number))
             case .real(let number): mix(UInt8(2)); mix(number.bitPattern)

@@ -1,19 +1,30 @@
-/// The SQL type of an output column.
-public enum ColumnType: String, Sendable, Hashable, CaseIterable {
+/// The kind of value an output column holds. Each store declares the column type it gives each kind
+/// and how it holds the values written to it (``StorageRules``).
+public enum ColumnType: Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// A 64-bit signed integer.
-    case integer = "INTEGER"
+    case integer
     /// A floating-point number.
-    case real = "REAL"
+    case real
     /// UTF-8 text.
-    case text = "TEXT"
+    case text
     /// Bytes.
-    case blob = "BLOB"
+    case blob
+
+    /// The type as messages and reports name it: `INTEGER`, `REAL`, `TEXT` or `BLOB`.
+    public var description: String {
+        switch self {
+        case .integer: "INTEGER"
+        case .real: "REAL"
+        case .text: "TEXT"
+        case .blob: "BLOB"
+        }
+    }
 }
 
-/// A derived column that one processor owns: its name, SQL type and the default it holds before any derivation.
+/// A derived column that one processor owns: its name, type and the default it holds before any derivation.
 ///
-/// The default is what `ALTER TABLE ADD COLUMN` gives existing records when the column is added to an
-/// existing database, so that a new processor never breaks a database that predates it.
+/// The default is what existing records hold when the column is added to an existing database, so
+/// that a new processor never breaks a database that predates it.
 ///
 /// ```swift
 /// let area = OutputColumn.real("floor_area_sqm")
@@ -23,7 +34,7 @@ public enum ColumnType: String, Sendable, Hashable, CaseIterable {
 public struct OutputColumn: Sendable, Hashable {
     /// The column's name in the table that holds derived values.
     public var name: String
-    /// The column's SQL type, which every value the processor returns must fit.
+    /// The column's type, which every value the processor returns must fit.
     public var type: ColumnType
     /// What the column holds before any derivation, and after `rederive reset`.
     public var defaultValue: DerivedValue
@@ -35,22 +46,22 @@ public struct OutputColumn: Sendable, Hashable {
         self.defaultValue = defaultValue
     }
 
-    /// An `INTEGER` column, `NULL` by default unless `value` is given.
+    /// An ``ColumnType/integer`` column, `NULL` by default unless `value` is given.
     public static func integer(_ name: String, default value: Int64? = nil) -> OutputColumn {
         OutputColumn(name: name, type: .integer, defaultValue: value.map(DerivedValue.integer) ?? .null)
     }
 
-    /// A `REAL` column, `NULL` by default unless `value` is given.
+    /// A ``ColumnType/real`` column, `NULL` by default unless `value` is given.
     public static func real(_ name: String, default value: Double? = nil) -> OutputColumn {
         OutputColumn(name: name, type: .real, defaultValue: value.map(DerivedValue.real) ?? .null)
     }
 
-    /// A `TEXT` column, `NULL` by default unless `value` is given.
+    /// A ``ColumnType/text`` column, `NULL` by default unless `value` is given.
     public static func text(_ name: String, default value: String? = nil) -> OutputColumn {
         OutputColumn(name: name, type: .text, defaultValue: value.map(DerivedValue.text) ?? .null)
     }
 
-    /// A `BLOB` column, `NULL` by default.
+    /// A ``ColumnType/blob`` column, `NULL` by default.
     public static func blob(_ name: String) -> OutputColumn {
         OutputColumn(name: name, type: .blob)
     }

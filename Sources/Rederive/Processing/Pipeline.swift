@@ -135,7 +135,7 @@ extension ProcessorDescriptor {
     func check(_ values: [DerivedValue]) -> String? {
         guard values.count == columns.count else { return nil }
         for (value, column) in zip(values, columns) where !value.fits(column.type) {
-            return "returned \(value) for \(column.type.rawValue) column \(column.name)"
+            return "returned \(value) for \(column.type.description) column \(column.name)"
         }
         return nil
     }

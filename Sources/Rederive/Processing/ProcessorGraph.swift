@@ -78,7 +78,7 @@ struct ProcessorGraph: Sendable {
                 }
                 let column = source.columns[index]
                 guard column.type == input.type else {
-                    return "processor \"\(processor.name)\" reads column \"\(column.name)\" of processor \"\(source.name)\" as \(input.type.rawValue), but it is \(column.type.rawValue)"
+                    return "processor \"\(processor.name)\" reads column \"\(column.name)\" of processor \"\(source.name)\" as \(input.type.description), but it is \(column.type.description)"
                 }
             }
         }

@@ -22,7 +22,7 @@ public struct ColumnIdentity: Sendable, Hashable {
     public let processor: String
     /// The column's name.
     public let column: String
-    /// The column's SQL type.
+    /// The column's type.
     public let type: ColumnType
 
     /// The column `column` of `processor` in `pipeline`.

@@ -1,6 +1,8 @@
 /// Accumulates a dry run's comparisons of derived and stored values for one pipeline.
 struct ColumnTally {
     let pipeline: Pipeline
+    /// How the store holds values, by which a value counts as changed.
+    let rules: StorageRules
     /// Column offset in ``Pipeline/outputColumns`` of each processor's first column.
     private let offsets: [Int]
     private var columns: [ColumnChanges]
@@ -16,8 +18,9 @@ struct ColumnTally {
     /// How many distinct changes a text or blob column reports.
     static let commonChangeCount = 5
 
-    init(pipeline: Pipeline) {
+    init(pipeline: Pipeline, rules: StorageRules) {
         self.pipeline = pipeline
+        self.rules = rules
         var offsets: [Int] = []
         var columns: [ColumnChanges] = []
         for processor in pipeline.processors {
@@ -52,15 +55,15 @@ struct ColumnTally {
                     let type = columns[column].type
                     columns[column].derived += 1
                     // The rule the commit and verify apply; a record without a row of values gets one, a change.
-                    let unchanged = old.map { $0.isUnchanged(byStoring: new, in: type) } ?? false
+                    let unchanged = old.map { rules.isUnchanged($0, byStoring: new, in: type) } ?? false
                     observe(ValueComparison(
                         column: identities[column], recordID: result.recordID, key: stored?.key,
-                        old: old, new: new.stored(in: type), changed: !unchanged
+                        old: old, new: rules.stored(new, in: type), changed: !unchanged
                     ))
                     if unchanged { continue }
                     columns[column].changed += 1
                     if type == .integer || type == .real {
-                        if let before = old?.number, let after = new.stored(in: type).number {
+                        if let before = old?.number, let after = rules.stored(new, in: type).number {
                             differences[column].append(after - before)
                         }
                     } else {

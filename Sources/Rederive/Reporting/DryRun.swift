@@ -73,7 +73,7 @@ public struct DryRun: Sendable {
         defer { threads.stop() }
         for plan in plans {
             report.pending += try await store.pendingCount(plan)
-            var tally = ColumnTally(pipeline: plan.pipeline)
+            var tally = ColumnTally(pipeline: plan.pipeline, rules: store.storageRules)
             var cascades: [Int: Int] = [:]
             var cursor: Int64?
             while budget.map({ $0 > 0 }) ?? true {

@@ -40,7 +40,7 @@ public struct ColumnChanges: Sendable, Hashable {
     public let processor: String
     /// The column's name.
     public let column: String
-    /// The column's SQL type.
+    /// The column's type.
     public let type: ColumnType
     /// Records whose value for this column was derived.
     public var derived = 0

@@ -132,10 +132,11 @@ public struct Verifier: Sendable {
         _ page: [StoredRecord], pipeline: Pipeline, threads: WorkerThreads, into report: inout Report
     ) async throws {
         let codec = PayloadCodec(maximumSize: maximumPayloadSize)
+        let rules = source.storageRules
         let partial = await threads.map(page) { record -> Result<Report, RederiveError> in
             var part = Report()
             do throws(RederiveError) {
-                try Self.compare(record, pipeline: pipeline, codec: codec, into: &part)
+                try Self.compare(record, pipeline: pipeline, codec: codec, rules: rules, into: &part)
                 return .success(part)
             } catch {
                 return .failure(error)
@@ -157,14 +158,14 @@ public struct Verifier: Sendable {
 
     /// Re-derives one record and compares each processor's stored values with the derived ones.
     static func compare(
-        _ record: StoredRecord, pipeline: Pipeline, codec: PayloadCodec, into report: inout Report
+        _ record: StoredRecord, pipeline: Pipeline, codec: PayloadCodec, rules: StorageRules, into report: inout Report
     ) throws(RederiveError) {
         report.records += 1
         let processors = pipeline.processors
         let claimed = processors.indices.filter { index in
             let columns = processors[index].columns
             let holdsDefaults = zip(record.values[index], columns).allSatisfy { stored, column in
-                stored.isUnchanged(byStoring: column.defaultValue, in: column.type)
+                rules.isUnchanged(stored, byStoring: column.defaultValue, in: column.type)
             }
             return record.stamps[index] != nil || !holdsDefaults
         }
@@ -179,13 +180,13 @@ public struct Verifier: Sendable {
             let stamp = record.stamps[index]
             let upToDate = stamp?.current == true && stamp?.version == processor.version
             for (position, column) in processor.columns.enumerated() {
-                let stored = record.values[index][position].stored(in: column.type)
+                let stored = rules.stored(record.values[index][position], in: column.type)
                 let derived: DerivedValue?
                 let failure: String?
                 switch outcome {
                 case .derived(let values):
-                    if stored.isUnchanged(byStoring: values[position], in: column.type) { continue }
-                    derived = values[position].stored(in: column.type)
+                    if rules.isUnchanged(stored, byStoring: values[position], in: column.type) { continue }
+                    derived = rules.stored(values[position], in: column.type)
                     failure = nil
                 case .failed(let kind, let message):
                     derived = nil

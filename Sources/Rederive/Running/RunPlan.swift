@@ -70,16 +70,18 @@ public struct RunPlan: Sendable {
     }
 
     /// What the dependents need of a record stale for `stale`, from what a store read of it: every
-    /// dependent not stale watches its inputs. Empty for a plan without dependents.
+    /// dependent not stale watches its inputs, and digests them as the store holds values (`rules`).
+    /// Empty for a plan without dependents.
     public func dependencyState(
-        stale: [Int], storedValues: [Int: [DerivedValue]], consumedDigests: [Int: Int64], failures: [Int: FailureKind]
+        stale: [Int], storedValues: [Int: [DerivedValue]], consumedDigests: [Int: Int64], failures: [Int: FailureKind],
+        storageRules rules: StorageRules
     ) -> DependencyState {
         let dependents = self.dependents
-        guard !dependents.isEmpty else { return DependencyState() }
+        guard !dependents.isEmpty else { return DependencyState(storageRules: rules) }
         let stale = Set(stale)
         return DependencyState(
             watching: dependents.filter { !stale.contains($0) }, storedValues: storedValues,
-            consumedDigests: consumedDigests, failures: failures
+            consumedDigests: consumedDigests, failures: failures, storageRules: rules
         )
     }
 }

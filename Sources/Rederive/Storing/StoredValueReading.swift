@@ -1,5 +1,8 @@
 /// A store that can show what is stored now, so that derivation can be previewed without writing.
 public protocol StoredValueReading: Sendable {
+    /// How this store holds the values it is given, by which stored and derived values are compared.
+    var storageRules: StorageRules { get }
+
     /// Whether the database lacks something the pipeline needs (tables, columns, triggers), which only
     /// ``RecordStore/prepare(_:)`` can add.
     func needsPreparation(_ pipeline: Pipeline) async throws -> Bool

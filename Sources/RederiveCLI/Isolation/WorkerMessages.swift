@@ -39,6 +39,10 @@ enum WorkerMessages {
             writer.count(index)
             writer.text(kind.rawValue)
         }
+        let rules = state.storageRules
+        for rule in [rules.nanIsNull, rules.realColumnsHoldIntegersAsReals, rules.realZeroHasNoSign] {
+            writer.byte(rule ? 1 : 0)
+        }
         return writer.data
     }
 
@@ -65,9 +69,15 @@ enum WorkerMessages {
             let index = try reader.count()
             failures[index] = FailureKind(rawValue: try reader.text()) ?? .processor
         }
+        let rules = StorageRules(
+            nanIsNull: try reader.byte() == 1, realColumnsHoldIntegersAsReals: try reader.byte() == 1,
+            realZeroHasNoSign: try reader.byte() == 1
+        )
         return PendingRecord(
             recordID: recordID, payload: payload, generation: generation, staleProcessors: stale, payloadRead: presence != 2,
-            dependencies: DependencyState(watching: watching, storedValues: storedValues, consumedDigests: digests, failures: failures)
+            dependencies: DependencyState(
+                watching: watching, storedValues: storedValues, consumedDigests: digests, failures: failures, storageRules: rules
+            )
         )
     }
 

@@ -1,16 +1,7 @@
 #if PostgreSQL
 import PostgresNIO
 import Rederive
-
-/// A record the pending query found: the generation of its payload, the plan's processors stale for
-/// it, and what its dependents need to know of its failures and stamps.
-struct PostgresPendingPick: Sendable {
-    let recordID: Int64
-    let generation: Int64
-    let staleProcessors: [Int]
-    let failures: [Int: FailureKind]
-    let consumedDigests: [Int: Int64]
-}
+import RederiveSQL
 
 /// The columns of a pending query that say what state a record is in, on `r` (rederive_records) and
 /// `s` (its stamp row, LEFT JOINed on ``pipeline``): one stale flag per processor of the plan, then,
@@ -24,10 +15,8 @@ struct PendingColumns {
     let expressions: [String]
     /// Whether any processor of the plan is stale for the record.
     let anyStale: String
-    /// Processors whose current failure's kind follows the stale flags, one column each.
-    private let failureColumns: [Int]
-    /// Dependents whose current stamp's inputs digest follows the failures, one column each.
-    private let digestColumns: [Int]
+    /// What the columns of a row hold.
+    private let layout: PendingRowLayout
 
     init(_ plan: RunPlan, _ statement: inout SQLStatement) {
         self.plan = plan
@@ -39,7 +28,7 @@ struct PendingColumns {
         // their own, and the input digest their current stamps keep.
         let dependents = plan.dependents
         let processors = plan.pipeline.processors
-        failureColumns = plan.failuresDependentsNeed
+        let failureColumns = plan.failuresDependentsNeed
         for index in failureColumns {
             expressions.append("""
                 (SELECT f.kind FROM rederive_failures f WHERE f.pipeline = \(condition.pipeline) \
@@ -47,7 +36,6 @@ struct PendingColumns {
                 AND f.version = \(statement.bind(Int32(processors[index].version))) AND f.current)
                 """)
         }
-        digestColumns = dependents
         for index in dependents {
             let upToDate = statement.bind(PostgresStore.upToDateStamp(processors[index]), as: "jsonb")
             expressions.append("""
@@ -56,30 +44,16 @@ struct PendingColumns {
                 """)
         }
         self.expressions = expressions
+        layout = PendingRowLayout(plan, staleFlags: plan.selection, failureColumns: failureColumns, digestColumns: dependents)
     }
 
     /// What a row of record id, generation and ``expressions`` says of its record.
-    func pick(_ row: PostgresRow) throws -> PostgresPendingPick {
+    func pick(_ row: PostgresRow) throws -> PendingPick {
         let cells = row.makeRandomAccess()
-        var column = 2
-        var stale: [Int] = []
-        for processor in plan.selection {
-            if try cells[column].decode(Bool.self) { stale.append(processor) }
-            column += 1
-        }
-        var failures: [Int: FailureKind] = [:]
-        for processor in failureColumns {
-            if let kind = try cells[column].decode(String?.self).flatMap(FailureKind.init(rawValue:)) { failures[processor] = kind }
-            column += 1
-        }
-        var digests: [Int: Int64] = [:]
-        for processor in digestColumns {
-            if let digest = try cells[column].decode(Int64?.self) { digests[processor] = digest }
-            column += 1
-        }
-        return PostgresPendingPick(
-            recordID: try cells[0].decode(Int64.self), generation: try cells[1].decode(Int64.self),
-            staleProcessors: stale, failures: failures, consumedDigests: digests
+        return try layout.pick(
+            recordID: cells[0].decode(Int64.self), generation: cells[1].decode(Int64.self),
+            flag: { try cells[$0].decode(Bool.self) }, text: { try cells[$0].decode(String?.self) },
+            integer: { try cells[$0].decode(Int64?.self) }
         )
     }
 }
@@ -98,11 +72,11 @@ struct PostgresPendingReader {
     /// The picked records, in order; the batch ends once the payloads read hold `byteLimit` bytes, and
     /// always holds a record when one is picked.
     func read(
-        _ picks: [PostgresPendingPick], byteLimit: Int, _ connection: PostgresConnection, _ logger: Logger
+        _ picks: [PendingPick], byteLimit: Int, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> [PendingRecord] {
-        let reads = picks.map { plan.readsPayload(stale: $0.staleProcessors) }
+        let reads = picks.map(\.readsPayload)
         let payloads = try await payloads(of: zip(picks, reads).filter(\.1).map(\.0.recordID), byteLimit: byteLimit, connection, logger)
-        var kept: [(pick: PostgresPendingPick, readsPayload: Bool)] = []
+        var kept: [(pick: PendingPick, readsPayload: Bool)] = []
         var bytes = 0
         for (pick, readsPayload) in zip(picks, reads) where kept.isEmpty || bytes < byteLimit {
             if readsPayload {
@@ -120,7 +94,7 @@ struct PostgresPendingReader {
                 generation: pick.generation, staleProcessors: pick.staleProcessors, payloadRead: readsPayload,
                 dependencies: plan.dependencyState(
                     stale: pick.staleProcessors, storedValues: stored[pick.recordID] ?? [:],
-                    consumedDigests: pick.consumedDigests, failures: pick.failures
+                    consumedDigests: pick.consumedDigests, failures: pick.failures, storageRules: PostgresStorage.rules
                 )
             )
         }

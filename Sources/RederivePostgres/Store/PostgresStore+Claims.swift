@@ -1,8 +1,9 @@
 #if PostgreSQL
 import Foundation
 import PostgresNIO
-import Synchronization
 import Rederive
+import RederiveSQL
+import Synchronization
 
 /// Claiming batches of stale records, shared by every worker process of every host.
 ///

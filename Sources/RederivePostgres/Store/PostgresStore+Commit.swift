@@ -2,6 +2,7 @@
 import Foundation
 import PostgresNIO
 import Rederive
+import RederiveSQL
 
 /// Storing a batch of results in one transaction, fenced by the lease's claims and each record's generation.
 extension PostgresStore {
@@ -142,7 +143,7 @@ struct PostgresBatchWriter {
                 continue
             }
             let unchanged = zip(zip(old, new), processor.columns).allSatisfy { pair, column in
-                pair.0.isUnchanged(byStoring: pair.1, in: column.type)
+                PostgresStorage.rules.isUnchanged(pair.0, byStoring: pair.1, in: column.type)
             }
             if !unchanged { kept.processors.append((processor, old)) }
         }

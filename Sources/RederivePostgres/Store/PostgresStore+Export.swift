@@ -1,6 +1,7 @@
 #if PostgreSQL
 import PostgresNIO
 import Rederive
+import RederiveSQL
 
 /// Reading keys and payloads as stored, a page at a time, for export: reads only, never a write.
 extension PostgresStore: PayloadExporting {

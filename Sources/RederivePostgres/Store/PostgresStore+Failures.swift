@@ -2,6 +2,7 @@
 import Foundation
 import PostgresNIO
 import Rederive
+import RederiveSQL
 
 /// Failure reports and invalidation.
 extension PostgresStore: StoreReporting {
@@ -33,34 +34,23 @@ extension PostgresStore: StoreReporting {
             }
             return reports
         }
-        let order = Dictionary(uniqueKeysWithValues: pipeline.processors.enumerated().map { ($1.name, $0) })
-        return reports.sorted { ($0.recordID, order[$0.processor] ?? 0) < ($1.recordID, order[$1.processor] ?? 0) }
+        return RecordFailure.ordered(reports, in: pipeline)
     }
 
     /// Marks the matching stamps not current, in one transaction, after checking the names and keys.
     public func invalidate(_ pipeline: Pipeline, processors: [String]?, keys: [String]?) async throws -> Int {
+        let request = try Invalidation(pipeline, processors: processors, keys: keys)
         let tables = PostgresPipelineTables(pipeline)
-        let names = processors ?? pipeline.processors.map(\.name)
-        if let unknown = names.first(where: { pipeline.processor(named: $0) == nil }) {
-            throw RederiveError(.unknownName, "pipeline \"\(pipeline.name)\" has no processor named \"\(unknown)\"")
-        }
-        if keys != nil, tables.key == nil {
-            throw RederiveError(.invalidArgument, "pipeline \"\(pipeline.name)\" has no key column to select records by")
-        }
+        let names = request.processors
         let logger = self.logger
         return try await transaction("invalidate records in") { connection in
             var recordIDs: [Int64]?
-            if let keys, let key = tables.key {
+            if let keys = request.keys, let key = tables.key {
                 var lookup = SQLStatement()
                 lookup.sql = "SELECT \(tables.id), \(key)::text FROM \(tables.table) WHERE \(key) = ANY(\(lookup.bind(keys)))"
                 let found = try await connection.run(lookup, logger: logger).collect { try $0.decode((Int64, String).self) }
                 let missing = keys.filter { wanted in !found.contains { $0.1 == wanted } }
-                if !missing.isEmpty {
-                    throw RederiveError(
-                        .unknownName,
-                        "table \"\(pipeline.table)\" has no record with key \(missing.map { "\"\($0)\"" }.joined(separator: ", "))"
-                    )
-                }
+                try request.requireRecords(missing: missing)
                 recordIDs = found.map(\.0)
             }
             // Each named processor's stamp entry is marked not current, in one statement.

@@ -3,6 +3,7 @@ import Dispatch
 import PostgresNIO
 import Rederive
 import RederiveCodec
+import RederiveSQL
 
 /// Writing payloads under their keys, as `rederive import` and `generate` do.
 extension PostgresStore: PayloadImporting {

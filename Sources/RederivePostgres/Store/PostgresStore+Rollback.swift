@@ -2,6 +2,7 @@
 import Foundation
 import PostgresNIO
 import Rederive
+import RederiveSQL
 
 /// Undoing a run, and clearing derived state.
 extension PostgresStore: StoreAdministration {

@@ -1,8 +1,9 @@
 #if PostgreSQL
 import Foundation
 import PostgresNIO
-import Synchronization
 import Rederive
+import RederiveSQL
+import Synchronization
 
 /// Finding and counting stale records, and reading them for a preview without claiming them.
 extension PostgresStore {

@@ -1,10 +1,14 @@
 #if PostgreSQL
 import PostgresNIO
 import Rederive
+import RederiveSQL
 
 /// Reading stored derived values and whole records, for previews, verification and reports: reads
 /// only, never a write.
 extension PostgresStore: StoredValueReading, VerificationSource {
+    /// How this store binds the values it is given: ``PostgresStorage/rules``.
+    public var storageRules: StorageRules { PostgresStorage.rules }
+
     /// Whether ``prepare(_:)`` would change anything for the pipeline.
     public func needsPreparation(_ pipeline: Pipeline) async throws -> Bool {
         let schema = PostgresPipelineSchema(tables: PostgresPipelineTables(pipeline))

@@ -141,7 +141,7 @@ public struct DryRunPage: Sendable {
             ReportPage.table(
                 ["column", "processor", "type", "derived", "would change", "share", "summary"],
                 report.columns.map { column in
-                    [column.column, column.processor, column.type.rawValue, ReportNumber.count(column.derived),
+                    [column.column, column.processor, column.type.description, ReportNumber.count(column.derived),
                      ReportNumber.count(column.changed), ReportNumber.percent(column.changed, of: column.derived), summary(column)]
                 },
                 numeric: [3, 4, 5], kind: "columns"

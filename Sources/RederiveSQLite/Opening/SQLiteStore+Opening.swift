@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Rederive
+import RederiveSQL
 
 /// Opening a database the way a command needs it: to read what rederive keeps there, changing nothing,
 /// or to write, after preparing it all at once.

@@ -1,79 +1,40 @@
 import GRDB
 import Rederive
+import RederiveSQL
 
 /// Brings a database in line with what a pipeline declares: its table, its output columns and the
-/// triggers that track payload changes by every writer.
-struct PipelineSchema {
-    let tables: PipelineTables
-    var pipeline: Pipeline { tables.pipeline }
+/// triggers that track payload changes by every writer. The shared ``RederiveSQL/PipelineSchema`` in
+/// this store's dialect, with SQLite's reading of a table's columns and its triggers.
+typealias PipelineSchema = RederiveSQL.PipelineSchema<SQL>
 
+extension RederiveSQL.PipelineSchema where Dialect == SQL {
     /// What is missing, found without writing anything.
-    struct Changes {
-        var createTable = false
-        var createCompanion = false
-        var addColumns: [(table: String, column: OutputColumn)] = []
-        var replaceTriggers = false
-        var isEmpty: Bool { !createTable && !createCompanion && addColumns.isEmpty && !replaceTriggers }
-    }
-
     func changes(_ db: Database) throws -> Changes {
-        var changes = Changes()
-        if try db.tableExists(pipeline.table) {
-            let columns = Set(try db.columns(in: pipeline.table).map { $0.name.lowercased() })
-            for required in [pipeline.idColumn, pipeline.payloadColumn] + (pipeline.keyColumn.map { [$0] } ?? [])
-            where !columns.contains(required.lowercased()) {
-                throw RederiveError(
-                    .schemaMismatch,
-                    "table \"\(pipeline.table)\" has no column \"\(required)\", which pipeline \"\(pipeline.name)\" reads"
-                )
-            }
-            if pipeline.layout == .inline {
-                changes.addColumns += pipeline.outputColumns
-                    .filter { !columns.contains($0.name.lowercased()) }
-                    .map { (pipeline.table, $0) }
-            }
-        } else {
-            changes.createTable = true
-            if pipeline.layout == .inline {
-                changes.addColumns += pipeline.outputColumns.map { (pipeline.table, $0) }
-            }
-        }
-        if let companion = tables.companionTable {
-            if try db.tableExists(companion) {
-                let columns = Set(try db.columns(in: companion).map { $0.name.lowercased() })
-                changes.addColumns += pipeline.outputColumns
-                    .filter { !columns.contains($0.name.lowercased()) }
-                    .map { (companion, $0) }
-            } else {
-                changes.createCompanion = true
-            }
-        }
+        var changes = try changes(
+            table: Self.columns(of: pipeline.table, db),
+            companion: try tables.companionTable.flatMap { try Self.columns(of: $0, db) }
+        )
         let existing = try Row.fetchAll(
             db,
             sql: "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ?",
             arguments: [pipeline.table]
         )
         let installed = Dictionary(existing.map { (row: Row) -> (String, String) in (row["name"], row["sql"]) }, uniquingKeysWith: { a, _ in a })
-        changes.replaceTriggers = triggers.contains { installed[$0.name] != $0.sql }
+        changes.replaceTracking = triggers.contains { installed[$0.name] != $0.sql }
         return changes
     }
 
+    /// The table's columns, by lowercased name, to their declared types; nil when it does not exist.
+    private static func columns(of table: String, _ db: Database) throws -> [String: String]? {
+        guard try db.tableExists(table) else { return nil }
+        return Dictionary(try db.columns(in: table).map { ($0.name.lowercased(), $0.type) }, uniquingKeysWith: { first, _ in first })
+    }
+
     func apply(_ changes: Changes, _ db: Database) throws {
-        if changes.createTable {
-            var columns = ["\(tables.id) INTEGER PRIMARY KEY"]
-            if let key = tables.key { columns.append("\(key) TEXT NOT NULL UNIQUE") }
-            columns.append("\(tables.payload) BLOB NOT NULL")
-            try db.execute(sql: "CREATE TABLE \(tables.table) (\(columns.joined(separator: ", ")))")
+        for statement in statements(for: changes) {
+            try db.execute(sql: statement)
         }
-        if changes.createCompanion {
-            let columns = ["id INTEGER PRIMARY KEY REFERENCES \(tables.table)(\(tables.id)) ON DELETE CASCADE"]
-                + pipeline.outputColumns.map(SQL.definition)
-            try db.execute(sql: "CREATE TABLE \(tables.destination) (\(columns.joined(separator: ", ")))")
-        }
-        for (table, column) in changes.addColumns {
-            try db.execute(sql: "ALTER TABLE \(SQL.identifier(table)) ADD COLUMN \(SQL.definition(of: column))")
-        }
-        if changes.replaceTriggers {
+        if changes.replaceTracking {
             for trigger in triggers {
                 try db.execute(sql: "DROP TRIGGER IF EXISTS \(SQL.identifier(trigger.name))")
                 try db.execute(sql: trigger.sql)

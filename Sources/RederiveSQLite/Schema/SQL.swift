@@ -1,10 +1,11 @@
 import Foundation
 import GRDB
 import Rederive
+import RederiveSQL
 
-/// SQL text pieces built from names a pipeline declares.
-enum SQL {
-    /// A quoted identifier: `room_scans` becomes `"room_scans"`.
+/// SQLite's SQL, for the statements the stores share and the SQLite store's own.
+enum SQL: SQLDialect {
+    /// A quoted identifier, as GRDB quotes it: `room_scans` becomes `"room_scans"`.
     static func identifier(_ name: String) -> String {
         name.quotedDatabaseIdentifier
     }
@@ -14,12 +15,8 @@ enum SQL {
         "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
     }
 
-    /// A column type and default as written in `CREATE TABLE` and `ALTER TABLE ADD COLUMN`.
-    static func definition(of column: OutputColumn) -> String {
-        "\(identifier(column.name)) \(column.type.rawValue) DEFAULT \(literal(of: column.defaultValue))"
-    }
-
-    static func literal(of value: DerivedValue) -> String {
+    /// A derived value as a literal; a NaN or an infinity, which SQLite has no literal for, as `NULL`.
+    static func literal(_ value: DerivedValue) -> String {
         switch value {
         case .null: "NULL"
         case .integer(let value): String(value)
@@ -27,6 +24,30 @@ enum SQL {
         case .text(let value): literal(value)
         case .blob(let bytes): "X'" + bytes.map { hex($0) }.joined() + "'"
         }
+    }
+
+    static func columnType(_ type: ColumnType) -> String {
+        SQLiteStorage.columnType(type)
+    }
+
+    /// Every derived column declares its default, `NULL` included.
+    static func defaultClause(_ value: DerivedValue) -> String {
+        " DEFAULT \(literal(value))"
+    }
+
+    static let recordIDDefinition = "INTEGER PRIMARY KEY"
+
+    static func companionIDDefinition(referencing table: String, _ id: String) -> String {
+        "id INTEGER PRIMARY KEY REFERENCES \(table)(\(id)) ON DELETE CASCADE"
+    }
+
+    static let addColumn = "ADD COLUMN"
+
+    static let missingKey = "NULL"
+
+    /// SQLite compares names without regard to case.
+    static func comparable(_ columnName: String) -> String {
+        columnName.lowercased()
     }
 
     private static func hex(_ byte: UInt8) -> String {

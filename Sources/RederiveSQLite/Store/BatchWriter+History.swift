@@ -1,5 +1,6 @@
 import GRDB
 import Rederive
+import RederiveSQL
 
 /// Keeping what a commit replaces, so that the run can be rolled back.
 extension BatchWriter {
@@ -11,7 +12,7 @@ extension BatchWriter {
     ///   - columns: The derived processors' columns, in processor order, as written.
     ///   - stored: The row of values that was stored before the write, nil when there was none.
     func keepReplaced(
-        _ processors: [ProcessorDescriptor], _ values: [DatabaseValue], stored before: [DatabaseValue]?, _ result: RecordResult,
+        _ processors: [ProcessorDescriptor], _ values: [DerivedValue], stored before: [DerivedValue]?, _ result: RecordResult,
         _ db: Database
     ) throws {
         var offset = 0
@@ -19,19 +20,19 @@ extension BatchWriter {
         for processor in processors {
             let range = offset..<(offset + processor.columns.count)
             offset = range.upperBound
-            let old = before.map { Array($0[range]) } ?? processor.columns.map(\.defaultValue.databaseValue)
+            let old = before.map { Array($0[range]) } ?? processor.columns.map(\.defaultValue)
             guard before == nil || !old.isUnchanged(byStoring: Array(values[range]), in: processor.columns) else { continue }
             changed.append(processor)
             // Defaults need no copy: rollback puts a column without a kept value back to its default.
             // This spares a record's first derivation a row per column.
-            let defaults = processor.columns.map(\.defaultValue.databaseValue)
+            let defaults = processor.columns.map(\.defaultValue)
             guard !old.isUnchanged(byStoring: defaults, in: processor.columns) else { continue }
             let insert = try db.cachedStatement(sql: """
                 INSERT OR REPLACE INTO rederive_replaced_values (run_id, pipeline, processor, record_id, column_name, value)
                 VALUES (?, ?, ?, ?, ?, ?)
                 """)
             for (column, value) in zip(processor.columns, old) {
-                try insert.execute(arguments: [runID, tables.pipeline.name, processor.name, result.recordID, column.name, value])
+                try insert.execute(arguments: [runID, tables.pipeline.name, processor.name, result.recordID, column.name, value.databaseValue])
             }
         }
         try keepStamps(changed, result, db)

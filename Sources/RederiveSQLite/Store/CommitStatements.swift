@@ -1,5 +1,6 @@
 import GRDB
 import Rederive
+import RederiveSQL
 
 /// The statements of one commit, prepared once per shape and reused for every record of the batch:
 /// reading and writing derived values depends on which processors derived the record, stamping and

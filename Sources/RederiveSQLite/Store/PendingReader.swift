@@ -1,16 +1,6 @@
 import GRDB
 import Rederive
-
-/// A record the pending query found: its id, the plan's processors stale for it, and what its
-/// dependents need to know of its failures and stamps.
-struct PendingPick: Sendable {
-    let recordID: Int64
-    let staleProcessors: [Int]
-    /// Whether a processor that reads the payload may run for the record (``RunPlan/readsPayload(stale:)``).
-    let readsPayload: Bool
-    let failures: [Int: FailureKind]
-    let consumedDigests: [Int: Int64]
-}
+import RederiveSQL
 
 /// Reads picked records for derivation within one read transaction: each generation with the payload
 /// it belongs to, the payload only when a processor that reads it may run, and the stored values
@@ -60,7 +50,8 @@ struct PendingReader {
                 recordID: pick.recordID, payload: payload, generation: generation, staleProcessors: pick.staleProcessors,
                 payloadRead: pick.readsPayload,
                 dependencies: plan.dependencyState(
-                    stale: pick.staleProcessors, storedValues: stored, consumedDigests: pick.consumedDigests, failures: pick.failures
+                    stale: pick.staleProcessors, storedValues: stored, consumedDigests: pick.consumedDigests, failures: pick.failures,
+                    storageRules: SQLiteStorage.rules
                 )
             ))
         }
@@ -132,9 +123,10 @@ struct PayloadFreeRead {
             [Int: [DerivedValue]]()
         }
         return PendingRecord(
-            recordID: pick.recordID, payload: nil, generation: row[1], staleProcessors: pick.staleProcessors, payloadRead: false,
+            recordID: pick.recordID, payload: nil, generation: pick.generation, staleProcessors: pick.staleProcessors, payloadRead: false,
             dependencies: plan.dependencyState(
-                stale: pick.staleProcessors, storedValues: stored, consumedDigests: pick.consumedDigests, failures: pick.failures
+                stale: pick.staleProcessors, storedValues: stored, consumedDigests: pick.consumedDigests, failures: pick.failures,
+                    storageRules: SQLiteStorage.rules
             )
         )
     }

@@ -1,5 +1,6 @@
 import GRDB
 import Rederive
+import RederiveSQL
 import Synchronization
 
 /// Which lease's claims of which pipeline a cursor belongs to.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Rederive
+import RederiveSQL
 
 /// Storing a batch of results in one transaction.
 extension SQLiteStore {
@@ -59,15 +60,16 @@ struct BatchWriter: Sendable {
         for failure in failures {
             try recordFailure(processors[failure.processor], kind: failure.kind, message: failure.message, result, db)
         }
-        let values = derivedValues.map(\.databaseValue)
         var changed = false
         if !derivedIndices.isEmpty {
             let derivedProcessors = derivedIndices.map { processors[$0] }
             let stored = try known.map { $0.values(of: derivedIndices) }
-                ?? Row.fetchOne(try statements.selectValues(derivedIndices), arguments: [result.recordID]).map { Array($0.databaseValues) }
-            changed = try writeValues(derivedIndices, values, stored: stored, recordID: result.recordID, statements)
+                ?? Row.fetchOne(try statements.selectValues(derivedIndices), arguments: [result.recordID]).map {
+                    $0.databaseValues.map(DerivedValue.init)
+                }
+            changed = try writeValues(derivedIndices, derivedValues, stored: stored, recordID: result.recordID, statements)
             if changed {
-                try keepReplaced(derivedProcessors, values, stored: stored, result, db)
+                try keepReplaced(derivedProcessors, derivedValues, stored: stored, result, db)
             }
             stamps.add(derivedIndices, of: result)
         }
@@ -78,11 +80,12 @@ struct BatchWriter: Sendable {
     /// derived values); returns whether anything changed. Skipping equal values spares the write, and
     /// in the inline layout the rewrite of the whole record.
     private func writeValues(
-        _ processors: [Int], _ values: [DatabaseValue], stored: [DatabaseValue]?, recordID: Int64, _ statements: CommitStatements
+        _ processors: [Int], _ derived: [DerivedValue], stored: [DerivedValue]?, recordID: Int64, _ statements: CommitStatements
     ) throws -> Bool {
-        if let stored, stored.isUnchanged(byStoring: values, in: processors.flatMap { tables.pipeline.processors[$0].columns }) {
+        if let stored, stored.isUnchanged(byStoring: derived, in: processors.flatMap { tables.pipeline.processors[$0].columns }) {
             return false
         }
+        let values = derived.map(\.databaseValue)
         let write = try statements.writeValues(processors)
         switch tables.pipeline.layout {
         case .companion:
@@ -213,15 +216,15 @@ struct StoredStates {
         let generation: Int64
         /// The values of ``StoredStates/processors``' columns, in their order; nil when the record has no
         /// row of derived values.
-        let stored: [DatabaseValue]?
+        let stored: [DerivedValue]?
         /// Where each processor's columns start in `stored`.
         let offsets: [Int: Int]
         let pipeline: Pipeline
 
         /// The stored values of `processors`' columns, in that order.
-        func values(of processors: [Int]) -> [DatabaseValue]? {
+        func values(of processors: [Int]) -> [DerivedValue]? {
             guard let stored else { return nil }
-            var values: [DatabaseValue] = []
+            var values: [DerivedValue] = []
             for processor in processors {
                 let start = offsets[processor]!
                 values += stored[start..<start + pipeline.processors[processor].columns.count]
@@ -254,7 +257,11 @@ struct StoredStates {
             for id in ids[chunk] { arguments.append(id) }
             let rows = try Row.fetchCursor(statement, arguments: StatementArguments(arguments))
             while let row = try rows.next() {
-                let stored: [DatabaseValue]? = if row[2] as Bool { (3..<3 + columns.count).map { row[$0] as DatabaseValue } } else { nil }
+                let stored: [DerivedValue]? = if row[2] as Bool {
+                    (3..<3 + columns.count).map { DerivedValue(row[$0] as DatabaseValue) }
+                } else {
+                    nil
+                }
                 states[row[0]] = State(generation: row[1], stored: stored, offsets: offsets, pipeline: pipeline)
             }
         }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Rederive
+import RederiveSQL
 
 /// Reading keys and payloads as stored, a page at a time, for export: reads only, never a write.
 extension SQLiteStore: PayloadExporting {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Rederive
+import RederiveSQL
 
 /// Failure reports and invalidation.
 extension SQLiteStore {
@@ -38,24 +39,18 @@ extension SQLiteStore {
                     ))
                 }
             }
-            let order = Dictionary(uniqueKeysWithValues: pipeline.processors.enumerated().map { ($1.name, $0) })
-            return reports.sorted { ($0.recordID, order[$0.processor] ?? 0) < ($1.recordID, order[$1.processor] ?? 0) }
+            return RecordFailure.ordered(reports, in: pipeline)
         }
     }
 
     /// Marks the matching stamps not current, in one transaction, after checking the names and keys.
     public func invalidate(_ pipeline: Pipeline, processors: [String]?, keys: [String]?) async throws -> Int {
+        let request = try Invalidation(pipeline, processors: processors, keys: keys)
         let tables = PipelineTables(pipeline)
-        let names = processors ?? pipeline.processors.map(\.name)
-        if let unknown = names.first(where: { pipeline.processor(named: $0) == nil }) {
-            throw RederiveError(.unknownName, "pipeline \"\(pipeline.name)\" has no processor named \"\(unknown)\"")
-        }
-        if keys != nil, tables.key == nil {
-            throw RederiveError(.invalidArgument, "pipeline \"\(pipeline.name)\" has no key column to select records by")
-        }
+        let names = request.processors
         return try await write { db in
             var recordIDs: [Int64]?
-            if let keys, let key = tables.key {
+            if let keys = request.keys, let key = tables.key {
                 var found: [Int64] = []
                 var missing: [String] = []
                 let lookup = try db.cachedStatement(sql: "SELECT \(tables.id) FROM \(tables.table) WHERE \(key) = ?")
@@ -66,12 +61,7 @@ extension SQLiteStore {
                         missing.append(value)
                     }
                 }
-                if !missing.isEmpty {
-                    throw RederiveError(
-                        .unknownName,
-                        "table \"\(pipeline.table)\" has no record with key \(missing.map { "\"\($0)\"" }.joined(separator: ", "))"
-                    )
-                }
+                try request.requireRecords(missing: missing)
                 recordIDs = found
             }
             for table in ["rederive_stamps", "rederive_failures"] {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Rederive
+import RederiveSQL
 
 extension SQLiteStore {
     /// Clears a pipeline's derived state (``StoreAdministration/reset(_:)``): stamps, failures and kept
@@ -13,7 +14,7 @@ extension SQLiteStore {
         try await prepare(pipeline)
         let tables = PipelineTables(pipeline)
         let assignments = pipeline.outputColumns
-            .map { "\(SQL.identifier($0.name)) = \(SQL.literal(of: $0.defaultValue))" }
+            .map { "\(SQL.identifier($0.name)) = \(SQL.literal($0.defaultValue))" }
             .joined(separator: ", ")
         return try await write { db in
             for table in ["rederive_stamps", "rederive_failures", "rederive_replaced_stamps", "rederive_replaced_values"] {

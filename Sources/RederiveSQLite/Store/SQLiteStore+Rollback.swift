@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Rederive
+import RederiveSQL
 
 extension SQLiteStore: StoreAdministration {
     /// Puts back the values and stamps that run `runID` replaced, in one transaction

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Rederive
+import RederiveSQL
 
 /// Finding and counting stale records: indexes only, payloads are never read.
 extension SQLiteStore {
@@ -108,19 +109,15 @@ extension SQLiteStore {
         let sql: String
         let processorArguments: [any DatabaseValueConvertible & Sendable]
         let source: String
-        /// Processors whose stale flags follow the record's id and generation, one column each.
-        let selection: [Int]
-        /// Processors whose current failure's kind follows the stale flags, one column each.
-        let failureColumns: [Int]
-        /// Dependents whose current stamp's input digest follows the failures, one column each.
-        let digestColumns: [Int]
+        /// What the columns of a row hold.
+        let layout: PendingRowLayout
 
         /// Whether a processor that reads the payload may run for some record: if not for all the
         /// processors asked about, then for no record.
-        let mayReadPayload: Bool
+        var mayReadPayload: Bool { layout.mayReadPayload }
 
         /// The columns of a row of the query.
-        var columnCount: Int { 2 + selection.count + failureColumns.count + digestColumns.count }
+        var columnCount: Int { layout.columnCount }
 
         func arguments(cursor: Int64?, limit: Int?) -> StatementArguments {
             var values: [(any DatabaseValueConvertible)?] = processorArguments
@@ -132,26 +129,7 @@ extension SQLiteStore {
 
         /// What a row of the query says of its record.
         func pick(_ row: Row) -> PendingPick {
-            var column = 2
-            var stale: [Int] = []
-            for processor in selection {
-                if row[column] as Bool { stale.append(processor) }
-                column += 1
-            }
-            var failures: [Int: FailureKind] = [:]
-            for processor in failureColumns {
-                if let kind = (row[column] as String?).flatMap(FailureKind.init(rawValue:)) { failures[processor] = kind }
-                column += 1
-            }
-            var digests: [Int: Int64] = [:]
-            for processor in digestColumns {
-                if let digest = row[column] as Int64? { digests[processor] = digest }
-                column += 1
-            }
-            return PendingPick(
-                recordID: row[0], staleProcessors: stale, readsPayload: mayReadPayload && plan.readsPayload(stale: stale),
-                failures: failures, consumedDigests: digests
-            )
+            layout.pick(recordID: row[0], generation: row[1], flag: { row[$0] }, text: { row[$0] }, integer: { row[$0] })
         }
     }
 
@@ -243,9 +221,10 @@ extension SQLiteStore {
             ORDER BY record_id\(limit ? " LIMIT ?" : "")
             """
         return PendingQuery(
-            plan: plan, sql: sql, processorArguments: arguments, source: plan.pipeline.table, selection: shape.staleCandidates,
-            failureColumns: shape.failureColumns, digestColumns: shape.digestColumns,
-            mayReadPayload: plan.readsPayload(stale: shape.staleCandidates)
+            plan: plan, sql: sql, processorArguments: arguments, source: plan.pipeline.table,
+            layout: PendingRowLayout(
+                plan, staleFlags: shape.staleCandidates, failureColumns: shape.failureColumns, digestColumns: shape.digestColumns
+            )
         )
     }
 }

@@ -1,10 +1,14 @@
 import Foundation
 import GRDB
 import Rederive
+import RederiveSQL
 
 /// Reading stored derived values, for previews: reads only, never a write.
 extension SQLiteStore: StoredValueReading {
-    /// Whether prepare(_:) would change anything for the pipeline, including keys to adopt.
+    /// SQLite's rules for the values it is given: ``SQLiteStorage/rules``.
+    public var storageRules: StorageRules { SQLiteStorage.rules }
+
+    /// Whether ``prepare(_:)`` would change anything for the pipeline, including keys to adopt.
     public func needsPreparation(_ pipeline: Pipeline) async throws -> Bool {
         let schema = PipelineSchema(tables: PipelineTables(pipeline))
         return try await read { db in try !schema.changes(db).isEmpty || PipelineKeySchema.hasUnadopted(db) }

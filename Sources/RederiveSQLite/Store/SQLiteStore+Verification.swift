@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Rederive
+import RederiveSQL
 
 /// Reading records as stored, for ``Verifier``: payload, derived values and stamps from one snapshot.
 extension SQLiteStore: VerificationSource {

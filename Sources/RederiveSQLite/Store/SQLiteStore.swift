@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Rederive
+import RederiveSQL
 import Synchronization
 
 /// The store for a single SQLite database file, in WAL mode so that readers, rederive's writer and the

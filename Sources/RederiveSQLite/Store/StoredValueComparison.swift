@@ -1,13 +1,13 @@
 import GRDB
 import Rederive
 
-extension [DatabaseValue] {
+extension [DerivedValue] {
     /// Whether writing `values` into `columns` would leave these stored values as they are, by the
-    /// engine's rule (``DerivedValue/isUnchanged(byStoring:in:)``), which a dry run and `verify` share.
-    func isUnchanged(byStoring values: [DatabaseValue], in columns: [OutputColumn]) -> Bool {
+    /// store's rules (``SQLiteStorage/rules``), which a dry run and `verify` share.
+    func isUnchanged(byStoring values: [DerivedValue], in columns: [OutputColumn]) -> Bool {
         guard count == values.count, count == columns.count else { return false }
         return indices.allSatisfy { index in
-            DerivedValue(self[index]).isUnchanged(byStoring: DerivedValue(values[index]), in: columns[index].type)
+            SQLiteStorage.rules.isUnchanged(self[index], byStoring: values[index], in: columns[index].type)
         }
     }
 }
