@@ -2,6 +2,7 @@
 import Foundation
 import PostgresNIO
 import Rederive
+import RederiveSQL
 
 /// Applying an app's schema migrations: PostgreSQL's DDL is transactional, so a migration that fails
 /// leaves nothing behind.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Rederive
+import RederiveSQL
 import Synchronization
 
 /// Applying an app's schema migrations through GRDB's `DatabaseMigrator`.
