@@ -91,6 +91,8 @@ let package = Package(
             dependencies: ["Rederive"],
             path: "Pipelines/RoomScan"
         ),
+        // Realistic synthetic RoomPlan exports for `rederive generate` and the tests; not part of the RoomScan product.
+        .target(name: "RoomScanGenerator", dependencies: ["Rederive", "RoomScan"], path: "Pipelines/RoomScanGenerator"),
         // The `JSONDecoder` reading of a RoomPlan export: the reference the tests hold RoomScan's own
         // decoder to, and the seeds' pattern in the benchmarks. Not part of any product.
         .target(
@@ -100,7 +102,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "rederive",
-            dependencies: ["Rederive", "RederiveCLI", "RoomScan"]
+            dependencies: ["Rederive", "RederiveCLI", "RoomScan", "RoomScanGenerator"]
         ),
         // A rederive executable whose processor traps on some records, launched by the --isolate tests.
         .executableTarget(
@@ -137,7 +139,7 @@ let package = Package(
         .testTarget(
             name: "RoomScanTests",
             dependencies: [
-                "RoomScan", "RoomScanReference", "Rederive", "RederiveSQLite", "RederiveCodec",
+                "RoomScan", "RoomScanGenerator", "RoomScanReference", "Rederive", "RederiveSQLite", "RederiveCodec",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             resources: [.copy("Fixtures")]
@@ -149,6 +151,7 @@ let package = Package(
                 .target(name: "RederivePostgres", condition: .when(traits: postgreSQL)),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: postgreSQL)),
                 "RoomScan",
+                "RoomScanGenerator",
                 "Rederive",
                 "RederiveSQLite",
                 "RederiveCodec",
