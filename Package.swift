@@ -38,6 +38,8 @@ let package = Package(
             name: "RederiveCodec",
             dependencies: ["CZlib"]
         ),
+        // The one JSON scanner: RoomScan's decoder reads with it, `import` checks files with it.
+        .target(name: "RederiveJSON"),
         // The engine: processors, pipelines, stamps, the runner, progress and the store interface.
         .target(
             name: "Rederive",
@@ -81,6 +83,7 @@ let package = Package(
                 "RederiveSQLite",
                 .target(name: "RederivePostgres", condition: .when(traits: postgreSQL)),
                 "RederiveCodec",
+                "RederiveJSON",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -88,7 +91,7 @@ let package = Package(
         // The built-in pipeline: room facts from Apple RoomPlan exports.
         .target(
             name: "RoomScan",
-            dependencies: ["Rederive"],
+            dependencies: ["Rederive", "RederiveJSON"],
             path: "Pipelines/RoomScan"
         ),
         // Realistic synthetic RoomPlan exports for `rederive generate` and the tests; not part of the RoomScan product.
@@ -153,6 +156,7 @@ let package = Package(
                 "RoomScan",
                 "RoomScanGenerator",
                 "Rederive",
+                "RederiveJSON",
                 "RederiveSQLite",
                 "RederiveCodec",
                 .product(name: "GRDB", package: "GRDB.swift"),
