@@ -40,6 +40,8 @@ let package = Package(
             name: "RederiveCodec",
             dependencies: ["CZlib"]
         ),
+        // The one JSON scanner: RoomScan's decoder reads with it, `import` checks files with it.
+        .target(name: "RederiveJSON"),
         // The engine: processors, pipelines, stamps, the runner, progress and the store interface.
         .target(
             name: "Rederive",
@@ -91,6 +93,7 @@ let package = Package(
                 "RederiveSQLite",
                 .target(name: "RederivePostgres", condition: .when(traits: postgreSQL)),
                 "RederiveCodec",
+                "RederiveJSON",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -98,9 +101,11 @@ let package = Package(
         // The built-in pipeline: room facts from Apple RoomPlan exports.
         .target(
             name: "RoomScan",
-            dependencies: ["Rederive"],
+            dependencies: ["Rederive", "RederiveJSON"],
             path: "Pipelines/RoomScan"
         ),
+        // Realistic synthetic RoomPlan exports for `rederive generate` and the tests; not part of the RoomScan product.
+        .target(name: "RoomScanGenerator", dependencies: ["Rederive", "RoomScan"], path: "Pipelines/RoomScanGenerator"),
         // The `JSONDecoder` reading of a RoomPlan export: the reference the tests hold RoomScan's own
         // decoder to, and the seeds' pattern in the benchmarks. Not part of any product.
         .target(
@@ -110,7 +115,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "rederive",
-            dependencies: ["Rederive", "RederiveCLI", "RoomScan"]
+            dependencies: ["Rederive", "RederiveCLI", "RoomScan", "RoomScanGenerator"]
         ),
         // A rederive executable whose processor traps on some records, launched by the --isolate tests.
         .executableTarget(
@@ -148,7 +153,7 @@ let package = Package(
         .testTarget(
             name: "RoomScanTests",
             dependencies: [
-                "RoomScan", "RoomScanReference", "Rederive", "RederiveSQLite", "RederiveCodec",
+                "RoomScan", "RoomScanGenerator", "RoomScanReference", "Rederive", "RederiveSQLite", "RederiveCodec",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             resources: [.copy("Fixtures")]
@@ -161,7 +166,9 @@ let package = Package(
                 .target(name: "RederivePostgres", condition: .when(traits: postgreSQL)),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: postgreSQL)),
                 "RoomScan",
+                "RoomScanGenerator",
                 "Rederive",
+                "RederiveJSON",
                 "RederiveSQLite",
                 "RederiveCodec",
                 .product(name: "GRDB", package: "GRDB.swift"),

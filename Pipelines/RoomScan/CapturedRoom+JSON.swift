@@ -1,3 +1,5 @@
+import RederiveJSON
+
 extension CapturedRoom {
     /// Decodes a room from the UTF-8 JSON of a RoomPlan export, in one pass over its bytes.
     ///
@@ -10,28 +12,32 @@ extension CapturedRoom {
     /// - Throws: ``RoomJSONError`` when the text is not JSON or not a room, naming the problem,
     ///   its path in the room and its byte offset.
     public init(json: [UInt8]) throws(RoomJSONError) {
-        self = try json.withUnsafeBufferPointer { bytes throws(RoomJSONError) in
-            var cursor = JSONCursor(bytes)
-            let room = try cursor.readRoom()
-            try cursor.expectEnd()
-            return room
+        do throws(JSONError) {
+            self = try json.withUnsafeBufferPointer { bytes throws(JSONError) in
+                var cursor = JSONCursor(bytes)
+                let room = try cursor.readRoom()
+                try cursor.expectEnd()
+                return room
+            }
+        } catch {
+            throw RoomJSONError(error)
         }
     }
 }
 
-/// The layout of a RoomPlan export, read with a ``JSONCursor``.
+/// The layout of a RoomPlan export, read with a `JSONCursor`.
 ///
 /// Each reader takes the `depth` of the value it reads (the top-level object is 1), so that
 /// skipped values are held to the cursor's nesting limit. When a key appears twice in an object,
 /// the first one counts and the other is skipped, as with `JSONDecoder`.
 extension JSONCursor {
     /// The top-level object.
-    mutating func readRoom() throws(RoomJSONError) -> CapturedRoom {
+    mutating func readRoom() throws(JSONError) -> CapturedRoom {
         var room = CapturedRoom()
         var seen: Set<RoomMember> = []
         // Elements of the room's arrays sit inside the room and the array.
         let elementDepth = 3
-        try readObject { cursor, key throws(RoomJSONError) in
+        try readObject { cursor, key throws(JSONError) in
             guard let member = RoomMember.allCases.first(where: { cursor.key(key, is: $0.key) }),
                   seen.insert(member).inserted
             else {
@@ -41,7 +47,7 @@ extension JSONCursor {
             if try cursor.readNull() { return }
             switch member {
             case .walls:
-                room.walls = try cursor.readArray { wall throws(RoomJSONError) in try wall.readWall(depth: elementDepth) }
+                room.walls = try cursor.readArray { wall throws(JSONError) in try wall.readWall(depth: elementDepth) }
             case .doors:
                 room.doorCount = try cursor.countObjects(depth: elementDepth)
             case .windows:
@@ -49,11 +55,11 @@ extension JSONCursor {
             case .openings:
                 room.openingCount = try cursor.countObjects(depth: elementDepth)
             case .floors:
-                room.floors = try cursor.readArray { floor throws(RoomJSONError) in try floor.readFloor(depth: elementDepth) }
+                room.floors = try cursor.readArray { floor throws(JSONError) in try floor.readFloor(depth: elementDepth) }
             case .objects:
-                room.objects = try cursor.readArray { object throws(RoomJSONError) in try object.readRoomObject(depth: elementDepth) }
+                room.objects = try cursor.readArray { object throws(JSONError) in try object.readRoomObject(depth: elementDepth) }
             case .sections:
-                room.sections = try cursor.readArray { section throws(RoomJSONError) in
+                room.sections = try cursor.readArray { section throws(JSONError) in
                     try section.readSection(depth: elementDepth)
                 }
             }
@@ -62,10 +68,10 @@ extension JSONCursor {
     }
 
     /// An element of `walls`.
-    mutating func readWall(depth: Int) throws(RoomJSONError) -> CapturedRoom.Wall {
+    mutating func readWall(depth: Int) throws(JSONError) -> CapturedRoom.Wall {
         var dimensions: [Double]?
         var transform: [Double]?
-        try readObject { cursor, key throws(RoomJSONError) in
+        try readObject { cursor, key throws(JSONError) in
             if dimensions == nil, cursor.key(key, is: "dimensions") {
                 dimensions = try cursor.readPlanNumbers(count: PayloadRules.vectorCount)
             } else if transform == nil, cursor.key(key, is: "transform") {
@@ -80,16 +86,16 @@ extension JSONCursor {
     }
 
     /// An element of `floors`.
-    mutating func readFloor(depth: Int) throws(RoomJSONError) -> CapturedRoom.Floor {
+    mutating func readFloor(depth: Int) throws(JSONError) -> CapturedRoom.Floor {
         var dimensions: [Double]?
         var corners: [[Double]]?
-        try readObject { cursor, key throws(RoomJSONError) in
+        try readObject { cursor, key throws(JSONError) in
             if dimensions == nil, cursor.key(key, is: "dimensions") {
                 dimensions = try cursor.readPlanNumbers(count: PayloadRules.vectorCount)
             } else if corners == nil, cursor.key(key, is: "polygonCorners") {
                 corners = try cursor.readNull()
                     ? []
-                    : try cursor.readArray { corner throws(RoomJSONError) in
+                    : try cursor.readArray { corner throws(JSONError) in
                         try corner.readPlanNumbers(count: PayloadRules.vectorCount)
                     }
             } else {
@@ -101,9 +107,9 @@ extension JSONCursor {
     }
 
     /// An element of `objects`.
-    mutating func readRoomObject(depth: Int) throws(RoomJSONError) -> CapturedRoom.Object {
+    mutating func readRoomObject(depth: Int) throws(JSONError) -> CapturedRoom.Object {
         var category: String?
-        try readObject { cursor, key throws(RoomJSONError) in
+        try readObject { cursor, key throws(JSONError) in
             if category == nil, cursor.key(key, is: "category") {
                 category = try cursor.readCategory(depth: depth + 1)
             } else {
@@ -115,24 +121,24 @@ extension JSONCursor {
     }
 
     /// An object's `category`: an object whose single key is the category's name.
-    mutating func readCategory(depth: Int) throws(RoomJSONError) -> String {
+    mutating func readCategory(depth: Int) throws(JSONError) -> String {
         let start = position
         var names: [String] = []
-        try readObject { cursor, key throws(RoomJSONError) in
+        try readObject { cursor, key throws(JSONError) in
             let name = cursor.name(of: key)
             if !names.contains(name) { names.append(name) }
             try cursor.skipValue(depth: depth)
         }
         guard names.count == 1 else {
-            throw RoomJSONError("expected an object with one key, found \(names.count) keys", at: start)
+            throw JSONError("expected an object with one key, found \(names.count) keys", at: start)
         }
         return names[0]
     }
 
     /// An element of `sections`.
-    mutating func readSection(depth: Int) throws(RoomJSONError) -> CapturedRoom.Section {
+    mutating func readSection(depth: Int) throws(JSONError) -> CapturedRoom.Section {
         var label: String?
-        try readObject { cursor, key throws(RoomJSONError) in
+        try readObject { cursor, key throws(JSONError) in
             if label == nil, cursor.key(key, is: "label") {
                 label = try cursor.readString()
             } else {
@@ -144,13 +150,13 @@ extension JSONCursor {
     }
 
     /// An array whose elements are only counted: each must be an object, whatever it holds.
-    mutating func countObjects(depth: Int) throws(RoomJSONError) -> Int {
+    mutating func countObjects(depth: Int) throws(JSONError) -> Int {
         var count = 0
         guard try openArray() else { return count }
         repeat {
             skipWhitespace()
             guard current == .openBrace else { throw failure(expected: "an object").inside(.index(count)) }
-            do throws(RoomJSONError) {
+            do throws(JSONError) {
                 try skipValue(depth: depth - 1)
             } catch {
                 throw error.inside(.index(count))
@@ -161,12 +167,12 @@ extension JSONCursor {
     }
 
     /// A list of `count` numbers, checked against ``PayloadRules``.
-    mutating func readPlanNumbers(count: Int) throws(RoomJSONError) -> [Double] {
+    mutating func readPlanNumbers(count: Int) throws(JSONError) -> [Double] {
         skipWhitespace()
         let start = position
-        let numbers = try readArray(reservingCapacity: count) { cursor throws(RoomJSONError) in try cursor.readNumber() }
+        let numbers = try readArray(reservingCapacity: count) { cursor throws(JSONError) in try cursor.readNumber() }
         if let problem = PayloadRules.problem(with: numbers, count: count) {
-            throw RoomJSONError(problem, at: start)
+            throw JSONError(problem, at: start)
         }
         return numbers
     }
@@ -186,44 +192,5 @@ private enum RoomMember: CaseIterable {
         case .objects: "objects"
         case .sections: "sections"
         }
-    }
-}
-
-// MARK: Containers of known shape
-
-extension JSONCursor {
-    /// Reads an object, calling `readMember` with each key once the cursor is at its value;
-    /// `readMember` must read or skip the value. Errors are reported inside the member's key.
-    mutating func readObject(
-        _ readMember: (inout JSONCursor, Key) throws(RoomJSONError) -> Void
-    ) throws(RoomJSONError) {
-        guard try openObject() else { return }
-        repeat {
-            let key = try readKey()
-            do throws(RoomJSONError) {
-                try readMember(&self, key)
-            } catch {
-                throw error.inside(.key(name(of: key)))
-            }
-        } while try nextMember()
-    }
-
-    /// Reads an array, reading each element with `readElement`. Errors are reported inside the
-    /// element's index.
-    mutating func readArray<Element>(
-        reservingCapacity capacity: Int = 0,
-        _ readElement: (inout JSONCursor) throws(RoomJSONError) -> Element
-    ) throws(RoomJSONError) -> [Element] {
-        var elements: [Element] = []
-        elements.reserveCapacity(capacity)
-        guard try openArray() else { return elements }
-        repeat {
-            do throws(RoomJSONError) {
-                elements.append(try readElement(&self))
-            } catch {
-                throw error.inside(.index(elements.count))
-            }
-        } while try nextElement()
-        return elements
     }
 }

@@ -1,3 +1,5 @@
+import RederiveJSON
+
 /// Why a payload is not a RoomPlan export the pipeline can read: what is wrong, where in the
 /// room it is, and at which byte.
 ///
@@ -6,9 +8,9 @@
 public struct RoomJSONError: Error, Sendable, Hashable, CustomStringConvertible {
     /// One step of the path from the top of the payload to the problem.
     public enum PathComponent: Sendable, Hashable {
-        /// A member of an object, by name.
+        /// An object's member, by its key.
         case key(String)
-        /// An element of an array, by position.
+        /// An array's element, by its index.
         case index(Int)
     }
 
@@ -17,26 +19,23 @@ public struct RoomJSONError: Error, Sendable, Hashable, CustomStringConvertible 
     /// The offset of the byte where the problem was found.
     public let offset: Int
     /// From the top-level object down to the value that is wrong; empty for the top level.
-    public var path: [PathComponent] { reversedPath.reversed() }
+    public let path: [PathComponent]
 
-    // Built innermost first, as the error unwinds out of nested values.
-    private var reversedPath: [PathComponent] = []
-
-    init(_ reason: String, at offset: Int) {
-        self.reason = reason
-        self.offset = offset
-    }
-
-    /// The same error, seen from the value that contains the one it was found in.
-    func inside(_ component: PathComponent) -> RoomJSONError {
-        var outer = self
-        outer.reversedPath.append(component)
-        return outer
+    /// The error the JSON scanner reported.
+    init(_ error: JSONError) {
+        reason = error.reason
+        offset = error.offset
+        path = error.path.map { component in
+            switch component {
+            case .key(let key): .key(key)
+            case .index(let index): .index(index)
+            }
+        }
     }
 
     /// The path as `walls[2].dimensions[1]`, or `top level`.
     public var location: String {
-        guard !reversedPath.isEmpty else { return "top level" }
+        guard !path.isEmpty else { return "top level" }
         var text = ""
         for component in path {
             switch component {
@@ -59,7 +58,7 @@ public struct RoomJSONError: Error, Sendable, Hashable, CustomStringConvertible 
         }.joined()
     }
 
-    /// The reason, where it is in the room, and its byte offset, in one line.
+    /// The reason, the location and the byte, on one line.
     public var description: String {
         "\(reason) at \(location) (byte \(offset))"
     }

@@ -1,3 +1,5 @@
+import RederiveJSON
+
 /// The kind of room a scan shows, judged from three facts the pipeline has already derived for the
 /// record: its floor area, its object categories and its section labels.
 ///
@@ -82,7 +84,7 @@ public enum RoomType {
     /// inputs; this becomes the record's failure.
     ///
     /// Its description is one line, such as
-    /// `object_categories is not a JSON object of counts: expected a string, found '}' at top level (byte 9)`.
+    /// `object_categories is not a JSON object of counts: expected a count, found a string at bed (byte 17)`.
     public struct InputError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The input that is wrong, by the name of the column it comes from.
         public enum Input: String, Sendable, Hashable {
@@ -109,16 +111,16 @@ public enum RoomType {
 
     /// The labels of a `section_labels` value, in order.
     static func readLabels(_ text: String) throws(InputError) -> [String] {
-        try read(text, as: .sectionLabels) { cursor throws(RoomJSONError) in
-            try cursor.readArray { element throws(RoomJSONError) in try element.readString() }
+        try read(text, as: .sectionLabels) { cursor throws(JSONError) in
+            try cursor.readArray { element throws(JSONError) in try element.readString() }
         }
     }
 
     /// The counts of an `object_categories` value, by category.
     static func readCounts(_ text: String) throws(InputError) -> [String: Double] {
-        try read(text, as: .objectCategories) { cursor throws(RoomJSONError) in
+        try read(text, as: .objectCategories) { cursor throws(JSONError) in
             var counts: [String: Double] = [:]
-            try cursor.readObject { member, key throws(RoomJSONError) in
+            try cursor.readObject { member, key throws(JSONError) in
                 let category = member.name(of: key)
                 member.skipWhitespace()
                 let start = member.position
@@ -127,11 +129,11 @@ public enum RoomType {
                 }
                 let count = try member.readNumber()
                 guard count >= 0, count.rounded() == count else {
-                    throw RoomJSONError("a count must be a whole number of at least 0, found \(count)", at: start)
+                    throw JSONError("a count must be a whole number of at least 0, found \(count)", at: start)
                 }
                 // A repeated category would make its count ambiguous.
                 guard counts.updateValue(count, forKey: category) == nil else {
-                    throw RoomJSONError("the category appears twice", at: start)
+                    throw JSONError("the category appears twice", at: start)
                 }
             }
             return counts
@@ -142,21 +144,18 @@ public enum RoomType {
     private static func read<Value>(
         _ text: String,
         as input: InputError.Input,
-        _ readValue: (inout JSONCursor) throws(RoomJSONError) -> Value
+        _ readValue: (inout JSONCursor) throws(JSONError) -> Value
     ) throws(InputError) -> Value {
         let bytes = Array(text.utf8)
-        do throws(RoomJSONError) {
-            return try bytes.withUnsafeBufferPointer { buffer throws(RoomJSONError) in
+        do throws(JSONError) {
+            return try bytes.withUnsafeBufferPointer { buffer throws(JSONError) in
                 var cursor = JSONCursor(buffer)
                 let value = try readValue(&cursor)
-                cursor.skipWhitespace()
-                guard cursor.position == buffer.count else {
-                    throw cursor.failure("expected the end of the text, found \(cursor.found)")
-                }
+                try cursor.expectEnd()
                 return value
             }
         } catch {
-            throw InputError(input: input, reason: error)
+            throw InputError(input: input, reason: RoomJSONError(error))
         }
     }
 }

@@ -1,6 +1,7 @@
 import Rederive
 import RederiveCLI
 import RoomScan
+import RoomScanGenerator
 
 /// The `rederive` executable: the command line with the built-in RoomScan pipeline.
 let roomScanSamples = SampleSource(

@@ -3,6 +3,7 @@ import GRDB
 import Rederive
 import RederiveCLI
 import RoomScan
+import RoomScanGenerator
 
 /// Runs `rederive` command lines in-process against one temporary database and keeps their output.
 struct CommandHarness {

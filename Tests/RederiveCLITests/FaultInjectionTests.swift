@@ -4,6 +4,7 @@ import Rederive
 import RederiveCodec
 import RederiveSQLite
 import RoomScan
+import RoomScanGenerator
 import Synchronization
 import Testing
 

@@ -40,7 +40,7 @@ struct HostilePayloadRunTests {
 
     @Test func invalidUTF8() async throws {
         let json = Array(#"{"sections":[{"label":"bath"#.utf8) + [0xFF, 0xFE] + Array(#""}]}"#.utf8)
-        try await expectFailure(PayloadCodec.encode(json), kind: .decoding, mentioning: ["invalid UTF-8", "sections[0].label"])
+        try await expectFailure(PayloadCodec.encode(json), kind: .decoding, mentioning: ["byte 0xFF is not UTF-8", "sections[0].label"])
     }
 
     @Test func invalidJSON() async throws {

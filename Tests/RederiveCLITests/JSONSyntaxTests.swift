@@ -1,5 +1,6 @@
 import Foundation
 import RederiveCLI
+import RederiveJSON
 import Testing
 
 /// The import's JSON check: it accepts exactly what a JSON parser accepts, and names the first problem.

@@ -1,6 +1,7 @@
 import Foundation
 import Rederive
 import RoomScan
+import RoomScanGenerator
 import RoomScanReference
 import Testing
 

@@ -214,7 +214,7 @@ struct RoomTypeTests {
     func failureSaysWhatAndWhere() throws {
         let trailingComma = try #require(throws: RoomType.InputError.self) { try classify(objects: #"{"bed":1,}"#) }
         #expect(trailingComma.description
-            == "object_categories is not a JSON object of counts: expected a string, found '}' at top level (byte 9)")
+            == "object_categories is not a JSON object of counts: expected a member name in double quotes, found '}' at top level (byte 9)")
         let text = try #require(throws: RoomType.InputError.self) { try classify(objects: #"{"chair":2,"bed":"1"}"#) }
         #expect(text.description
             == "object_categories is not a JSON object of counts: expected a count, found a string at bed (byte 17)")

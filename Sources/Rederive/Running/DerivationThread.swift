@@ -53,6 +53,13 @@ final class DerivationThread: Sendable {
         wake.signal()
     }
 
+    /// Hands `work` to this thread, which must be idle, and returns at once.
+    func submit(_ work: @escaping @Sendable () -> Void) {
+        job.withLock { $0 = work }
+        start()
+        wake.signal()
+    }
+
     /// Runs `work` on this thread and waits for it; once the task is cancelled, waits at most `grace`
     /// longer, so that what was nearly derived is still committed, then returns nil. An abandoned
     /// piece of work runs on until it returns, if it ever does.
@@ -67,9 +74,7 @@ final class DerivationThread: Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
                 waiter.continuation.withLock { $0 = continuation }
-                job.withLock { $0 = { waiter.resume(returning: work { waiter.isCancelled }) } }
-                start()
-                wake.signal()
+                submit { waiter.resume(returning: work { waiter.isCancelled }) }
                 // Cancelled before the continuation was stored: the handler found nothing to resume.
                 if Task.isCancelled {
                     waiter.abandon(after: grace)

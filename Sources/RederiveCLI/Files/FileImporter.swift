@@ -41,7 +41,7 @@ package struct FileImporter: Sendable {
         let library = library
         let level = level
         let work = OrderedWork<ImportFile.Prepared>(
-            count: files.count, workers: parallelism, window: window, name: "rederive-import"
+            count: files.count, workers: parallelism, window: window, name: "rederive import"
         ) {
             let compressor = PayloadCompressor(level: level, library: library)
             return { index in files[index].prepare(with: compressor) }

@@ -1,6 +1,7 @@
 import Foundation
 import Rederive
 import RederiveCodec
+import RederiveJSON
 import RederiveSQLite
 
 /// A file to import and the key its record gets.

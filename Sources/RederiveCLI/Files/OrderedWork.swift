@@ -1,8 +1,9 @@
 import Dispatch
-import Foundation
+import Rederive
 import Synchronization
 
-/// Computes `count` results on worker threads of their own and hands them out in index order.
+/// Computes `count` results on threads of the engine's pool (``WorkerThreads``) and hands them out in
+/// index order.
 ///
 /// Workers take the next index, compute its result and deposit it; the consumer takes results in
 /// order with ``next()``, waiting for the one it needs. At most `window` results are claimed and not yet
@@ -32,24 +33,26 @@ package final class OrderedWork<Result: Sendable>: Sendable {
     /// Signalled whenever a result arrives or the work is cancelled; the consumer re-checks after each.
     private let arrivals = DispatchSemaphore(value: 0)
 
-    /// Starts `workers` threads (at least one) computing the result of every index below `count`:
-    /// each thread calls `makeWorker` once, on itself, for the function it then applies to the indices it claims.
-    package init(count: Int, workers: Int, window: Int, name: String = "rederive-worker", makeWorker: @escaping @Sendable () -> (Int) -> Result) {
+    /// Starts `workers` threads of the engine's pool (at least one) computing the result of every index
+    /// below `count`: each thread calls `makeWorker` once, on itself, for the function it then applies to
+    /// the indices it claims. Each thread ends once no index is left to claim, or on ``cancel()``.
+    package init(
+        count: Int, workers: Int, window: Int, name: String = "rederive work",
+        makeWorker: @escaping @Sendable () -> (Int) -> Result
+    ) {
         self.count = count
         self.workers = max(1, min(workers, max(count, 1)))
         // Created at zero and raised, since libdispatch traps when a semaphore is freed below its initial value.
         slots = DispatchSemaphore(value: 0)
         for _ in 0..<max(window, self.workers) { slots.signal() }
-        for number in 0..<self.workers {
-            let thread = Thread { [self] in
-                let transform = makeWorker()
-                while let index = claim() {
-                    deposit(transform(index), at: index)
-                }
+        let threads = WorkerThreads(count: self.workers, name: name)
+        threads.start(self.workers) { [self] in
+            let transform = makeWorker()
+            while let index = claim() {
+                deposit(transform(index), at: index)
             }
-            thread.name = "\(name)-\(number)"
-            thread.start()
         }
+        threads.stop()
     }
 
     /// The next index to compute, waiting for room in the window; nil when all are claimed or cancelled.

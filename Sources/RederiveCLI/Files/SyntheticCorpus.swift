@@ -46,21 +46,22 @@ struct SyntheticCorpus {
         }
     }
 
-    /// Makes `count` records on all cores and writes them in transactions of a few hundred.
+    /// Makes `count` records on all cores, on the engine's pool of threads, and writes them in
+    /// transactions of a few hundred.
     func write(count: Int, to store: any CommandStore, progress: (Int) -> Void = { _ in }) async throws -> Outcome {
         var outcome = Outcome()
         let chunk = 256
+        let threads = WorkerThreads(count: ProcessInfo.processInfo.activeProcessorCount, name: "rederive generate")
+        defer { threads.stop() }
         var start = 0
         while start < count {
             let indices = Array(start..<min(count, start + chunk))
-            let made = await withTaskGroup(of: (Int, [UInt8], String?).self) { group in
-                for index in indices {
-                    group.addTask { let made = record(index); return (index, made.payload, made.defect) }
-                }
-                var made: [(Int, [UInt8], String?)] = []
-                for await item in group { made.append(item) }
-                return made.sorted { $0.0 < $1.0 }
+            let made = await threads.map(indices) { index in
+                let made = record(index)
+                return (index, made.payload, made.defect)
             }
+            // Cancelled: the threads stopped early, and a part of a chunk is not written.
+            guard made.count == indices.count else { throw CancellationError() }
             for (_, _, defect) in made {
                 if let defect { outcome.broken[defect, default: 0] += 1 }
             }

@@ -1,5 +1,6 @@
 import Foundation
 import Rederive
+import RoomScan
 
 /// One synthetic room, laid out in the plan and then written as a RoomPlan export.
 ///

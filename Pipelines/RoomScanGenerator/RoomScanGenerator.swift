@@ -18,11 +18,15 @@ import Rederive
 public struct RoomScanGenerator: Sendable {
     /// What kind of scan an index produces.
     public struct Traits: Sendable, Hashable {
+        /// The outline of the room's floor.
         public enum Shape: String, Sendable, Hashable, CaseIterable {
+            /// Four walls at right angles.
             case rectangular
+            /// A rectangle with a notch out of one corner: six walls.
             case lShaped
         }
 
+        /// The outline of the room's floor.
         public var shape: Shape
         /// Whether some walls, or the floor's outline, are missing, as when a scan is cut short.
         public var isPartial: Bool
@@ -33,8 +37,10 @@ public struct RoomScanGenerator: Sendable {
         public var isPrettyPrinted: Bool
     }
 
+    /// The seed every scan is derived from, with its index.
     public let seed: UInt64
 
+    /// A generator whose scans are determined by `seed`.
     public init(seed: UInt64) {
         self.seed = seed
     }

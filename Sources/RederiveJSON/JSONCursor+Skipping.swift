@@ -4,7 +4,8 @@ extension JSONCursor {
     ///
     /// - Parameter depth: How many containers enclose the value; the value's own containers
     ///   count on from there towards ``depthLimit``.
-    mutating func skipValue(depth: Int) throws(RoomJSONError) {
+    @inlinable
+    package mutating func skipValue(depth: Int) throws(JSONError) {
         skipStack.removeAll(keepingCapacity: true)
         while true {
             // A value starts here.
@@ -12,8 +13,8 @@ extension JSONCursor {
             switch current {
             case .openBrace, .openBracket:
                 let isObject = current == .openBrace
-                guard depth + skipStack.count < Self.depthLimit else {
-                    throw failure("nesting deeper than \(Self.depthLimit) levels")
+                guard depth + skipStack.count < depthLimit else {
+                    throw failure("nesting deeper than \(depthLimit) levels")
                 }
                 position += 1
                 skipWhitespace()
@@ -45,9 +46,7 @@ extension JSONCursor {
                     if isObject { try skipKey() }
                     break
                 }
-                guard current == (isObject ? .closeBrace : .closeBracket) else {
-                    throw failure(expected: isObject ? "',' or '}' after an object member" : "',' or ']' after an array element")
-                }
+                guard current == (isObject ? .closeBrace : .closeBracket) else { throw unclosed(isObject: isObject) }
                 position += 1
                 skipStack.removeLast()
             }
@@ -56,10 +55,13 @@ extension JSONCursor {
     }
 
     /// Moves past an object member's key and its colon.
-    private mutating func skipKey() throws(RoomJSONError) {
+    @inlinable
+    mutating func skipKey() throws(JSONError) {
+        skipWhitespace()
+        guard current == .quote else { throw failure(expectedSyntax: "a member name in double quotes") }
         _ = try scanString()
         skipWhitespace()
-        guard current == .colon else { throw failure(expected: "':' after an object key") }
+        guard current == .colon else { throw failure(expectedSyntax: "':' after a member name") }
         position += 1
     }
 }

@@ -8,7 +8,8 @@ extension JSONCursor {
     ///
     /// - Throws: When the text is not a JSON number, or its value is too large for a `Double` or
     ///   so small that it would read as 0.
-    mutating func readNumber() throws(RoomJSONError) -> Double {
+    @inlinable
+    package mutating func readNumber() throws(JSONError) -> Double {
         skipWhitespace()
         let start = position
         let number = try scanNumber()
@@ -22,41 +23,42 @@ extension JSONCursor {
             magnitude = Double(text).map(abs) ?? .infinity
         }
         guard magnitude.isFinite, magnitude != 0 || number.mantissa == 0 else {
-            throw RoomJSONError("number out of range of a Double", at: start)
+            throw JSONError("number out of range of a Double", at: start)
         }
         return number.isNegative ? -magnitude : magnitude
     }
 
     /// Moves past a number, checking its syntax.
-    mutating func skipNumber() throws(RoomJSONError) {
+    @inlinable
+    package mutating func skipNumber() throws(JSONError) {
         _ = try scanNumber()
     }
 
     /// 10⁰ through 10²², every one exactly representable as a `Double`.
-    private static let exactPowersOfTen: [Double] = [
+    @usableFromInline static let exactPowersOfTen: [Double] = [
         1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
         1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
     ]
 
     /// A number's value as `mantissa × 10^exponent`, exact when `isExact`.
-    private struct DecimalNumber {
-        var isNegative = false
+    @usableFromInline
+    struct DecimalNumber {
+        @usableFromInline var isNegative = false
         /// Up to 19 significant digits, without trailing zeros when it matters.
-        var mantissa: UInt64 = 0
-        var exponent = 0
+        @usableFromInline var mantissa: UInt64 = 0
+        @usableFromInline var exponent = 0
         /// Whether no significant digit had to be dropped from `mantissa`.
-        var isExact = true
+        @usableFromInline var isExact = true
+
+        @inlinable init() {}
     }
 
     /// Moves past a number, checking its syntax, and returns its decimal value.
-    private mutating func scanNumber() throws(RoomJSONError) -> DecimalNumber {
-        let start = position
+    @inlinable
+    mutating func scanNumber() throws(JSONError) -> DecimalNumber {
         var number = DecimalNumber()
         var significantDigits = 0
 
-        func invalid(_ reason: String) -> RoomJSONError {
-            RoomJSONError("invalid number: \(reason)", at: start)
-        }
         // Appends one digit, dropping it (and noting the loss) when 19 are already held.
         func append(_ digit: UInt8, to number: inout DecimalNumber) -> Bool {
             guard significantDigits < 19 else {
@@ -71,11 +73,12 @@ extension JSONCursor {
         if current == .minus {
             number.isNegative = true
             position += 1
+            guard current.isDigit else { throw failure(expectedSyntax: "a digit in a number") }
         }
         guard current.isDigit else { throw failure(expected: "a number") }
         if current == .digitZero {
             position += 1
-            if current.isDigit { throw invalid("leading zero") }
+            if current.isDigit { throw failure("a number must not start with 0 followed by digits") }
         } else {
             while current.isDigit {
                 if !append(current, to: &number) { number.exponent += 1 }
@@ -84,7 +87,7 @@ extension JSONCursor {
         }
         if current == .dot {
             position += 1
-            guard current.isDigit else { throw invalid("no digits after the decimal point") }
+            guard current.isDigit else { throw failure(expectedSyntax: "a digit after the decimal point") }
             while current.isDigit {
                 if append(current, to: &number) { number.exponent -= 1 }
                 position += 1
@@ -97,7 +100,7 @@ extension JSONCursor {
                 exponentIsNegative = current == .minus
                 position += 1
             }
-            guard current.isDigit else { throw invalid("no digits in the exponent") }
+            guard current.isDigit else { throw failure(expectedSyntax: "a digit in the exponent") }
             var exponent = 0
             while current.isDigit {
                 // Saturates far beyond any Double; the standard library's parser handles the rest.

@@ -1,15 +1,29 @@
 /// Strings: skipped in place, word by word, and decoded only when the caller needs their text.
 extension JSONCursor {
     /// A string's bytes between its quotes, escapes still encoded.
-    struct RawString {
-        var range: Range<Int>
-        var hasEscapes: Bool
+    package struct RawString {
+        /// The offsets of the bytes between the quotes.
+        package var range: Range<Int>
+        /// Whether the bytes hold a backslash escape.
+        package var hasEscapes: Bool
+
+        @inlinable init(range: Range<Int>, hasEscapes: Bool) {
+            self.range = range
+            self.hasEscapes = hasEscapes
+        }
     }
 
     /// An object member's key: its bytes in the text, or its decoded bytes when it has escapes.
-    struct Key {
-        var range: Range<Int>
-        var unescaped: [UInt8]?
+    package struct Key {
+        /// The offsets of the key's bytes between its quotes.
+        package var range: Range<Int>
+        /// The key's bytes once decoded, when it has escapes.
+        package var unescaped: [UInt8]?
+
+        @inlinable init(range: Range<Int>, unescaped: [UInt8]?) {
+            self.range = range
+            self.unescaped = unescaped
+        }
     }
 
     /// Moves past a string, checking its escapes and its UTF-8 and rejecting raw control
@@ -17,7 +31,8 @@ extension JSONCursor {
     ///
     /// Eight bytes are checked at a time until one needs a closer look, so skipping the long
     /// base64 `coreModel` costs little more than reading its memory once.
-    mutating func scanString() throws(RoomJSONError) -> RawString {
+    @inlinable
+    package mutating func scanString() throws(JSONError) -> RawString {
         skipWhitespace()
         guard current == .quote else { throw failure(expected: "a string") }
         let opening = position
@@ -39,9 +54,7 @@ extension JSONCursor {
                 }
                 index &+= 8
             }
-            guard index < count else {
-                throw RoomJSONError("unterminated string", at: opening)
-            }
+            guard index < count else { throw unterminatedString(from: opening) }
             switch base[index] {
             case .quote:
                 position = index + 1
@@ -53,12 +66,12 @@ extension JSONCursor {
                     index += 2
                 } else {
                     position = index
-                    try skipEscape()
+                    try skipEscape(inStringFrom: opening)
                     index = position
                 }
             case 0 ..< 0x20:
                 position = index
-                throw failure("unescaped control character 0x\(String(base[index], radix: 16, uppercase: true)) in a string")
+                throw failure("control character U+00\(Self.hex(base[index])) in a string; it must be escaped")
             case 0x80...:
                 position = index
                 try skipUTF8Sequence()
@@ -71,8 +84,8 @@ extension JSONCursor {
 
     /// The high bit of each of the eight bytes (first byte lowest) that is a quote, a backslash, a
     /// control character or not ASCII, and possibly of bytes after the first such one.
-    @inline(__always)
-    private static func closerLookMask(_ word: UInt64) -> UInt64 {
+    @inlinable @inline(__always)
+    static func closerLookMask(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highBits: UInt64 = 0x8080_8080_8080_8080
         let quotes = word ^ (ones &* UInt64(UInt8.quote))
@@ -84,41 +97,60 @@ extension JSONCursor {
         return (isQuote | isBackslash | isControl | word) & highBits
     }
 
-    /// Moves past one escape sequence, starting at its backslash.
-    private mutating func skipEscape() throws(RoomJSONError) {
-        let escaped = position + 1 < bytes.count ? bytes[position + 1] : 0
-        switch escaped {
+    /// The error for a string that the end of the text cuts short.
+    @usableFromInline
+    func unterminatedString(from opening: Int) -> JSONError {
+        JSONError("the file ends inside the string that starts at byte \(opening)", at: bytes.count)
+    }
+
+    /// Moves past one escape sequence, starting at its backslash, in the string that opens at `opening`.
+    @usableFromInline
+    mutating func skipEscape(inStringFrom opening: Int) throws(JSONError) {
+        position += 1
+        guard position < bytes.count else { throw unterminatedString(from: opening) }
+        switch bytes[position] {
         case .quote, .backslash, .slash, UInt8(ascii: "b"), UInt8(ascii: "f"), UInt8(ascii: "n"),
              UInt8(ascii: "r"), UInt8(ascii: "t"):
-            position += 2
+            position += 1
         case UInt8(ascii: "u"):
-            _ = try hexCodeUnit(at: position + 2)
-            position += 6
+            position += 1
+            for _ in 0 ..< 4 {
+                guard position < bytes.count else { throw unterminatedString(from: opening) }
+                guard Self.hexDigit(bytes[position]) != nil else {
+                    throw failure("\(foundCharacter) in a \\u escape, which takes four hexadecimal digits")
+                }
+                position += 1
+            }
         default:
-            throw failure("invalid escape sequence in a string")
+            throw failure("invalid escape \\\(foundCharacter) in a string")
         }
     }
 
-    /// The UTF-16 code unit spelled by the four hex digits at `offset`.
-    private func hexCodeUnit(at offset: Int) throws(RoomJSONError) -> UInt16 {
-        guard offset + 4 <= bytes.count else { throw RoomJSONError("unterminated \\u escape", at: offset) }
+    /// The value of a hexadecimal digit.
+    @usableFromInline
+    static func hexDigit(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0") ... UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a") ... UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A") ... UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    /// The UTF-16 code unit spelled by the four hex digits at `offset`, which ``scanString()`` checked.
+    @usableFromInline
+    func hexCodeUnit(at offset: Int) -> UInt16 {
         var unit: UInt16 = 0
         for index in offset ..< offset + 4 {
-            let byte = bytes[index]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0") ... UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a") ... UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A") ... UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw RoomJSONError("invalid hex digit in a \\u escape", at: index)
-            }
-            unit = unit << 4 | UInt16(digit)
+            unit = unit << 4 | UInt16(Self.hexDigit(bytes[index]) ?? 0)
         }
         return unit
     }
 
-    /// Moves past one well-formed UTF-8 sequence of two to four bytes, starting at its lead byte.
-    private mutating func skipUTF8Sequence() throws(RoomJSONError) {
+    /// Moves past one well-formed UTF-8 character of two to four bytes, starting at its lead byte: no
+    /// overlong forms, surrogates, or code points past U+10FFFF.
+    @usableFromInline
+    mutating func skipUTF8Sequence() throws(JSONError) {
         let lead = bytes[position]
         // The length of the sequence and the range its second byte must be in.
         let length: Int
@@ -131,19 +163,23 @@ extension JSONCursor {
         case 0xF0: length = 4; second = 0x90 ... 0xBF
         case 0xF1 ... 0xF3: length = 4
         case 0xF4: length = 4; second = 0x80 ... 0x8F
-        default: throw failure("invalid UTF-8 in a string")
+        default: throw failure("byte 0x\(Self.hex(lead)) is not UTF-8")
         }
-        guard position + length <= bytes.count, second.contains(bytes[position + 1]) else {
-            throw failure("invalid UTF-8 in a string")
-        }
-        for index in position + 2 ..< position + length where !(0x80 ... 0xBF).contains(bytes[index]) {
-            throw failure("invalid UTF-8 in a string")
+        for offset in 1 ..< length {
+            guard position + offset < bytes.count else {
+                throw failure("a UTF-8 character is cut short by the end of the file")
+            }
+            let byte = bytes[position + offset]
+            guard (offset == 1 ? second : 0x80 ... 0xBF).contains(byte) else {
+                throw failure("bytes 0x\(Self.hex(lead)) 0x\(Self.hex(byte)) are not UTF-8")
+            }
         }
         position += length
     }
 
     /// Reads a string and returns its text.
-    mutating func readString() throws(RoomJSONError) -> String {
+    @inlinable
+    package mutating func readString() throws(JSONError) -> String {
         let raw = try scanString()
         guard raw.hasEscapes else {
             return String(decoding: UnsafeBufferPointer(rebasing: bytes[raw.range]), as: UTF8.self)
@@ -152,17 +188,21 @@ extension JSONCursor {
     }
 
     /// Reads an object member's key and the colon after it.
-    mutating func readKey() throws(RoomJSONError) -> Key {
+    @inlinable
+    package mutating func readKey() throws(JSONError) -> Key {
+        skipWhitespace()
+        guard current == .quote else { throw failure(expectedSyntax: "a member name in double quotes") }
         let raw = try scanString()
         let key = Key(range: raw.range, unescaped: raw.hasEscapes ? try unescape(raw) : nil)
         skipWhitespace()
-        guard current == .colon else { throw failure(expected: "':' after an object key") }
+        guard current == .colon else { throw failure(expectedSyntax: "':' after a member name") }
         position += 1
         return key
     }
 
     /// Whether `key` is `name`.
-    func key(_ key: Key, is name: StaticString) -> Bool {
+    @inlinable
+    package func key(_ key: Key, is name: StaticString) -> Bool {
         name.withUTF8Buffer { name in
             if let unescaped = key.unescaped {
                 return unescaped.elementsEqual(name)
@@ -172,7 +212,8 @@ extension JSONCursor {
     }
 
     /// The text of `key`.
-    func name(of key: Key) -> String {
+    @inlinable
+    package func name(of key: Key) -> String {
         if let unescaped = key.unescaped {
             return String(decoding: unescaped, as: UTF8.self)
         }
@@ -181,7 +222,8 @@ extension JSONCursor {
 
     /// The UTF-8 bytes a scanned string with escapes stands for. Escaped surrogates must pair up,
     /// as `JSONDecoder` requires of the strings it decodes.
-    private func unescape(_ raw: RawString) throws(RoomJSONError) -> [UInt8] {
+    @usableFromInline
+    func unescape(_ raw: RawString) throws(JSONError) -> [UInt8] {
         var text: [UInt8] = []
         text.reserveCapacity(raw.range.count)
         var index = raw.range.lowerBound
@@ -202,18 +244,18 @@ extension JSONCursor {
             case UInt8(ascii: "r"): text.append(.carriageReturn)
             case UInt8(ascii: "t"): text.append(.tab)
             case UInt8(ascii: "u"):
-                let unit = try hexCodeUnit(at: index)
+                let unit = hexCodeUnit(at: index)
                 index += 4
                 var scalar = UInt32(unit)
                 if UTF16.isTrailSurrogate(unit) {
-                    throw RoomJSONError("unpaired surrogate in a \\u escape", at: index - 6)
+                    throw JSONError("unpaired surrogate in a \\u escape", at: index - 6)
                 }
                 if UTF16.isLeadSurrogate(unit) {
                     let hasEscapeNext = index + 6 <= raw.range.upperBound && bytes[index] == .backslash
                         && bytes[index + 1] == UInt8(ascii: "u")
-                    let trail = hasEscapeNext ? try hexCodeUnit(at: index + 2) : 0
+                    let trail = hasEscapeNext ? hexCodeUnit(at: index + 2) : 0
                     guard UTF16.isTrailSurrogate(trail) else {
-                        throw RoomJSONError("unpaired surrogate in a \\u escape", at: index - 6)
+                        throw JSONError("unpaired surrogate in a \\u escape", at: index - 6)
                     }
                     scalar = 0x10000 + (UInt32(unit) - 0xD800) << 10 + (UInt32(trail) - 0xDC00)
                     index += 6
