@@ -242,4 +242,26 @@ struct RunnerTests {
             }
         }
     }
+
+    @Test func aRunOverTwoPipelinesDerivesTheRecordsOfBoth() async throws {
+        try await withTemporaryDatabase { path in
+            let items = TestPipeline().pipeline
+            let others = Pipeline(
+                name: "others", table: "others", keyColumn: "key", decoding: Sample.self,
+                processors: [Processor<Sample>.real("sum", version: 1) { sample in sample.values.reduce(0, +) }]
+            )
+            try appExecute(path, "CREATE TABLE others (id INTEGER PRIMARY KEY, key TEXT NOT NULL, payload BLOB NOT NULL)")
+            try await prepare(items, at: path)
+            try await prepare(others, at: path)
+            try insertRecords(samples(7), into: path)
+            try insertRecords(samples(5), into: path, table: "others")
+            let configuration = Runner.Configuration(parallelism: 2)
+            let summary = try await Runner(store: try SQLiteStore(path: path), pipelines: [items, others], configuration: configuration).run()
+            #expect(summary.status == .completed)
+            #expect(summary.counts == RunCounts(derived: 12))
+            let inspect = Inspection(path: path)
+            #expect(try inspect.count("SELECT count(*) FROM others_derived WHERE sum IS NOT NULL") == 5)
+            #expect(try inspect.count("SELECT count(*) FROM rederive_stamps WHERE pipeline = 'others' AND current = 1") == 5)
+        }
+    }
 }

@@ -135,4 +135,17 @@ struct SharedWorkTests {
         work.commit(RunCounts(derived: 1, unchanged: 0, failed: 3, skipped: 1))
         #expect(work.committed == RunCounts(derived: 3, unchanged: 1, failed: 3, skipped: 1))
     }
+
+    @Test func theNextPipelineClaimsAgainAfterThePreviousOneWasExhausted() {
+        var work = SharedWork(budget: nil)
+        #expect(Self.isClaim(work.nextStep(refillBelow: 1)))
+        _ = work.take(upTo: 2, at: Self.start)
+        work.claimed(Self.records(1...2), wanted: 2, exhausted: true)
+        #expect(Self.evaluated(work.nextStep(refillBelow: 1)) == 1)
+        #expect(Self.evaluated(work.nextStep(refillBelow: 1)) == 2)
+        work.finished(worker: 0)
+        #expect(Self.isDone(work.nextStep(refillBelow: 1)))
+        work.beginPipeline()
+        #expect(Self.isClaim(work.nextStep(refillBelow: 1)))
+    }
 }

@@ -103,6 +103,7 @@ public struct Runner: Sendable {
             // only the counts of starting it.
             for (plan, pending) in zip(plans, started.pending) where pending > 0 && !work.isExhausted {
                 let records = configuration.limit.map { min($0, pending) } ?? pending
+                work.beginPipeline()
                 try await runPipeline(plan, records: records, lease: lease, work: work, state: &state)
                 if state.interrupted { break }
             }

@@ -118,6 +118,16 @@ package struct SharedWork: Sendable {
         return (granted, wait)
     }
 
+    /// Starts the next pipeline of the run: its store has not been found exhausted yet. The previous
+    /// pipeline's workers have all ended, so nothing of it is claimed, handed out or in flight; the
+    /// budget, the pacing and the counts carry on across pipelines.
+    package mutating func beginPipeline() {
+        precondition(claiming == 0 && unstarted == 0 && inFlight.isEmpty, "a pipeline begins while the previous one's records are in hand")
+        exhausted = false
+        claimed = []
+        next = 0
+    }
+
     /// Adds a commit's counts.
     package mutating func commit(_ counts: RunCounts) {
         committed += counts

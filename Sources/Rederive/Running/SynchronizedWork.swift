@@ -23,6 +23,11 @@ final class SynchronizedWork: Sendable {
     /// What the writer has committed so far, also when the run fails.
     var committed: RunCounts { state.withLock { $0.work.committed } }
 
+    /// See ``SharedWork/beginPipeline()``.
+    func beginPipeline() {
+        state.withLock { $0.work.beginPipeline() }
+    }
+
     /// See ``SharedWork/nextStep(refillBelow:)``.
     func nextStep(refillBelow lowWater: Int) -> SharedWork.Step {
         state.withLock { $0.work.nextStep(refillBelow: lowWater) }
