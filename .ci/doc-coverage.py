@@ -3,10 +3,10 @@
 
 Reads the symbol graphs that `swift package generate-documentation --target MODULE` extracted (run it
 first; `--build-path` names the scratch path it used, `.build` by default) and exits 1 when any public
-declaration written in this package's sources lacks a `///` summary: a comment inherited from a
-protocol of another module does not count. Symbols with no place in these sources are not listed:
-what the compiler synthesizes (Equatable's `!=`, Codable's `init(from:)`) and what a dependency's
-protocol extension provides (ArgumentParser's `main()`).
+declaration written in the module's own sources lacks a `///` summary: a comment inherited from a
+protocol of another module does not count. Symbols with no place in those sources are not listed:
+what the compiler synthesizes (Equatable's `!=`, Codable's `init(from:)`) and what a protocol
+extension of another module provides (ArgumentParser's `main()`, the engine's helpers).
 
     python3 .ci/doc-coverage.py Rederive RederiveSQLite
     python3 .ci/doc-coverage.py --build-path .build-pg RederivePostgres
@@ -28,7 +28,8 @@ def coverage(module, build_path, sources):
             graph = json.load(file)
         for symbol in graph["symbols"]:
             location = symbol.get("location")
-            if location is None or symbol["accessLevel"] not in ("public", "open"):
+            # An extension block is documented by its members.
+            if location is None or symbol["accessLevel"] not in ("public", "open") or symbol["kind"]["identifier"] == "swift.extension":
                 continue
             if not location["uri"].removeprefix("file://").startswith(sources):
                 continue
@@ -49,8 +50,10 @@ def main():
     build_path = ".build"
     if arguments[:1] == ["--build-path"]:
         build_path, arguments = arguments[1], arguments[2:]
-    sources = tuple(os.path.join(os.getcwd(), folder) + os.sep for folder in ("Sources", "Pipelines"))
-    results = [coverage(module, build_path, sources) for module in arguments or ["Rederive"]]
+    results = [
+        coverage(module, build_path, tuple(os.path.join(os.getcwd(), folder, module) + os.sep for folder in ("Sources", "Pipelines")))
+        for module in arguments or ["Rederive"]
+    ]
     sys.exit(0 if all(results) else 1)
 
 

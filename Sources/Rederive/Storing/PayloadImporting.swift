@@ -17,7 +17,9 @@ extension PayloadImporting {
     /// Writes payloads already in memory under their keys, in one transaction, as
     /// ``importPayloads(into:from:)`` does. A helper, never a requirement's default.
     ///
-    /// - Parameter payloads: Keys and payload bytes exactly as they are to be stored.
+    /// - Parameters:
+    ///   - payloads: Keys and payload bytes exactly as they are to be stored.
+    ///   - pipeline: The pipeline whose table the payloads go into.
     public func importPayloads(_ payloads: [(key: String, payload: [UInt8])], into pipeline: Pipeline) async throws -> ImportCounts {
         try await importPayloads(into: pipeline, from: ImportItem.source(of: payloads))
     }

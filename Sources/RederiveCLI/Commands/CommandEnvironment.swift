@@ -29,6 +29,7 @@ public struct CommandEnvironment: Sendable {
     /// The openers of the stores `--db` can name, by URL scheme: rederive's own and the app's.
     public let stores: StoreFactory
 
+    /// What the commands work with; every part but the registry has a default for the standalone tool.
     public init(
         registry: Registry,
         samples: [SampleSource] = [],

@@ -23,7 +23,7 @@ public struct SQLiteOpener: StoreOpener {
     /// The location as it was given.
     public func argument(for location: String) -> String { location }
 
-    /// Opens the file as ``SQLiteStore`` does for each mode: read-only without locks where it can,
+    /// Opens the file as `SQLiteStore` does for each mode: read-only without locks where it can,
     /// as a preview on one connection, or for writing with its bookkeeping and pipelines prepared in
     /// one transaction.
     public func open(_ request: StoreRequest) async throws -> any CommandStore {

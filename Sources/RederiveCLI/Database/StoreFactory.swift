@@ -51,7 +51,7 @@ public struct StoreFactory: Sendable {
 
     /// The scheme and opener of `location`.
     ///
-    /// - Throws: ``RederiveError/Code/invalidArgument`` for a `scheme://` URL of a scheme no opener
+    /// - Throws: `RederiveError/Code/invalidArgument` for a `scheme://` URL of a scheme no opener
     ///   reads, naming the location without its password and listing the known schemes.
     public func address(of location: String) throws -> Address {
         let scheme = Self.urlScheme(of: location)

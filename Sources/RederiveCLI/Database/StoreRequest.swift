@@ -31,7 +31,7 @@ public struct StoreRequest: Sendable {
     /// How to open it.
     public let mode: Mode
     /// The pipelines the command acts on: prepared in ``Mode/writing`` and ``Mode/preparing(creating:)``;
-    /// in the other modes the command checks them itself, with ``StoredValueReading/needsPreparation(_:)``.
+    /// in the other modes the command checks them itself, with `StoredValueReading/needsPreparation(_:)`.
     public let pipelines: [Pipeline]
     /// How long a statement waits for another connection's lock before failing (`--busy-timeout`), for
     /// stores that wait on locks.

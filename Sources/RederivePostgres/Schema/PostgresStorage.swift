@@ -1,7 +1,7 @@
 #if PostgreSQL
 import Rederive
 
-/// How the PostgreSQL store holds derived columns: the column type each ``ColumnType`` gets, and
+/// How the PostgreSQL store holds derived columns: the column type each `ColumnType` gets, and
 /// what it does to the values written to them.
 public enum PostgresStorage {
     /// The column type a derived column of `type` is declared with: `bigint`, `double precision`,

@@ -8,9 +8,14 @@ extension PostgresStore: PayloadExporting {
     /// Up to `limit` records of `pipeline` with ids greater than `cursor`, in id order: their key and,
     /// when `includingPayloads`, their payload as stored (a text or JSON column as its UTF-8 bytes).
     ///
-    /// - Parameter condition: A SQL condition on the pipeline's table, such as `key LIKE 'kitchen-%'`,
-    ///   that records must satisfy; nil for every record. It runs in a read-only transaction.
-    /// - Throws: ``RederiveError/Code/invalidArgument`` naming the condition when the server refuses it.
+    /// - Parameters:
+    ///   - pipeline: The pipeline whose table is read.
+    ///   - condition: A SQL condition on the pipeline's table, such as `key LIKE 'kitchen-%'`, that
+    ///     records must satisfy; nil for every record. It runs in a read-only transaction.
+    ///   - cursor: The id of the last record of the previous page; nil for the first page.
+    ///   - limit: The most records in the page.
+    ///   - includingPayloads: Whether to read the payloads too, or only the keys.
+    /// - Throws: `RederiveError.Code.invalidArgument` naming the condition when the server refuses it.
     public func storedPayloads(
         of pipeline: Pipeline, matching condition: String?, after cursor: Int64?, limit: Int, includingPayloads: Bool
     ) async throws -> [StoredPayload] {

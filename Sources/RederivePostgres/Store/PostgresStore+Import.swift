@@ -15,7 +15,7 @@ extension PostgresStore: PayloadImporting {
 
     /// Writes the items `next` returns, until it returns nil, in one transaction: new keys are
     /// inserted, changed payloads replaced (the trigger renews their generations), and payloads that
-    /// are stored already, or stored compressed otherwise (see ``ImportItem/content``), left alone.
+    /// are stored already, or stored compressed otherwise (see `ImportItem/content`), left alone.
     ///
     /// The payloads go to the server a statement at a time, each of at most `statementItems` payloads
     /// and about `statementBytes` bytes, so that an import of any size holds one statement's payloads

@@ -30,7 +30,7 @@ extension PostgresStore {
         return .acquired(WorkerLease(worker: worker, token: token, duration: duration))
     }
 
-    /// Renews on a watched connection (``watchedTransaction(_:within:closingOnCancel:_:)``): a renewal cut
+    /// Renews on a watched connection (`watchedTransaction(_:within:closingOnCancel:_:)`): a renewal cut
     /// off from the server ends by the lease's expiry, and at once when the run ends, rather than
     /// hold the run open for ever.
     public func renewLease(_ lease: WorkerLease) async throws {

@@ -6,7 +6,7 @@ import RederiveSQL
 
 /// Undoing a run, and clearing derived state.
 extension PostgresStore: StoreAdministration {
-    /// Puts back what a run replaced, in one transaction, as ``StoreAdministration/rollback(run:pipelines:)`` describes.
+    /// Puts back what a run replaced, in one transaction, as `StoreAdministration/rollback(run:pipelines:)` describes.
     public func rollback(run runID: Int64, pipelines: [Pipeline]) async throws -> RollbackReport {
         let logger = self.logger
         return try await transaction("roll back run \(runID) in") { connection in
@@ -24,7 +24,7 @@ extension PostgresStore: StoreAdministration {
         }
     }
 
-    /// Clears a pipeline's derived state in one transaction, as ``StoreAdministration/reset(_:)`` describes.
+    /// Clears a pipeline's derived state in one transaction, as `StoreAdministration/reset(_:)` describes.
     public func reset(_ pipeline: Pipeline) async throws -> Int {
         try await prepare(pipeline)
         let tables = PostgresPipelineTables(pipeline)

@@ -17,7 +17,7 @@ import Synchronization
 /// Every process that runs takes a lease of its own (``acquireLease(for:duration:)``) and claims
 /// batches of stale records with `FOR UPDATE SKIP LOCKED`, marking them with its lease token. Commits
 /// are fenced by that token and by each record's payload generation, so a worker whose lease expired
-/// and was taken over commits nothing. What is kept, per record, is described in ``PostgresSchema``.
+/// and was taken over commits nothing. What is kept, per record, is described in `PostgresSchema`.
 public final class PostgresStore: Sendable {
     /// The database this store connects to.
     public let location: PostgresLocation

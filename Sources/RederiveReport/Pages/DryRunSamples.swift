@@ -1,7 +1,7 @@
 import Rederive
 
 /// What a dry-run report needs beyond the dry run's own summary, gathered from its comparisons
-/// (``DryRun/run(observing:)``) in bounded memory whatever the number of records:
+/// (`DryRun/run(observing:)`) in bounded memory whatever the number of records:
 /// - per numeric column, a sample of old and new values of the same records, and a sample of the
 ///   differences of changed values;
 /// - the records whose numbers change most, with all their changed values.

@@ -25,8 +25,11 @@ public enum DatabaseBackup {
 
     /// Copies the database at `source` to `destination` and verifies the copy.
     ///
-    /// - Parameter replacing: Whether an existing file at `destination` may be replaced. Without it an
-    ///   existing file is an error and stays as it was.
+    /// - Parameters:
+    ///   - source: The database file to copy, read through SQLite's online backup.
+    ///   - destination: Where the copy goes.
+    ///   - replacing: Whether an existing file at `destination` may be replaced. Without it an
+    ///     existing file is an error and stays as it was.
     public static func create(of source: String, to destination: String, replacing: Bool = false) async throws -> Report {
         try await offload { try createSynchronously(of: source, to: destination, replacing: replacing) }
     }

@@ -10,7 +10,7 @@ import Rederive
 /// }
 /// ```
 ///
-/// For what ``SchemaMigration/backfill(_:invalidates:_:)`` cannot say: GRDB's records, its query
+/// For what `SchemaMigration.backfill(_:invalidates:_:)` cannot say: GRDB's records, its query
 /// interface, SQLite's own functions. A PostgreSQL store refuses a pending custom step before it
 /// applies anything, so a migration list meant for both stores writes such a change as a backfill.
 public struct SQLiteCustomStep: StoreSpecificStep {
@@ -26,6 +26,7 @@ public struct SQLiteCustomStep: StoreSpecificStep {
     public var summary: String { "a custom step, written against SQLite" }
 }
 
+/// Migration steps only SQLite can run.
 extension SchemaMigration {
     /// Any change, given GRDB's `Database` inside the migration's transaction; it can read the old
     /// data before it changes it. SQLite only (``SQLiteCustomStep``).

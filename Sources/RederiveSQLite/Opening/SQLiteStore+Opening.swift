@@ -7,7 +7,7 @@ import RederiveSQL
 /// or to write, after preparing it all at once.
 extension SQLiteStore {
     /// Opens an existing database that rederive prepared, for reading only: nothing is migrated or
-    /// created, the journal mode stays, and no file is left beside it (see ``ReadOnlyDatabase``). The
+    /// created, the journal mode stays, and no file is left beside it (the file is opened read-only, or `immutable` when it has no `-wal` beside it). The
     /// store's writes fail.
     ///
     /// Throws, in one line, when nothing is at `path`, when it is not a SQLite database, when rederive
@@ -47,9 +47,13 @@ extension SQLiteStore {
     /// mode included. The database is switched to WAL mode only once it is prepared.
     ///
     /// - Parameters:
+    ///   - path: The database file.
+    ///   - pipelines: The pipelines whose tables, columns and triggers are prepared.
     ///   - creating: Whether a missing file is created; without it, a missing file is an error.
     ///   - requiringPrepared: Whether a database rederive never prepared is refused rather than prepared,
     ///     for commands that change what rederive keeps there.
+    ///   - busyTimeout: How long a statement waits for another connection's write lock.
+    ///   - replacedValuesRunLimit: How many recent runs keep the values they replaced, for rollback.
     public static func openForWriting(
         path: String,
         pipelines: [Pipeline],

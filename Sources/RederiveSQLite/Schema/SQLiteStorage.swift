@@ -1,6 +1,6 @@
 import Rederive
 
-/// How the SQLite store holds derived columns: the column type each ``ColumnType`` gets, and what
+/// How the SQLite store holds derived columns: the column type each `ColumnType` gets, and what
 /// SQLite does to the values written to them.
 public enum SQLiteStorage {
     /// The column type a derived column of `type` is declared with: `INTEGER`, `REAL`, `TEXT` or `BLOB`.
@@ -13,7 +13,7 @@ public enum SQLiteStorage {
         }
     }
 
-    /// SQLite's rules for the values that fit a column (``DerivedValue/fits(_:)``), the only ones
+    /// SQLite's rules for the values that fit a column (`DerivedValue/fits(_:)`), the only ones
     /// rederive writes, as checked by storing and reading back each case with SQLite 3.40:
     /// - A NaN is stored as `NULL`, in a column of any type (SQLite binds a NaN as `NULL`).
     /// - In a `REAL` column an integer is stored as a real: `8` reads back as `8.0`, and an integer

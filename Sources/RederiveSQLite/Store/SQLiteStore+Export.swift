@@ -8,10 +8,15 @@ extension SQLiteStore: PayloadExporting {
     /// Up to `limit` records of `pipeline` with ids greater than `cursor`, in id order: their key and,
     /// when `includingPayloads`, their payload as stored.
     ///
-    /// - Parameter condition: A SQL condition on the pipeline's table, such as `key LIKE 'kitchen-%'`,
-    ///   that records must satisfy; nil for every record. It runs on a read-only connection and must be
-    ///   one expression that only reads.
-    /// - Throws: ``RederiveError/Code/invalidArgument`` naming the condition when it is not one that
+    /// - Parameters:
+    ///   - pipeline: The pipeline whose table is read.
+    ///   - condition: A SQL condition on the pipeline's table, such as `key LIKE 'kitchen-%'`, that
+    ///     records must satisfy; nil for every record. It runs on a read-only connection and must be
+    ///     one expression that only reads.
+    ///   - cursor: The id of the last record of the previous page; nil for the first page.
+    ///   - limit: The most records in the page.
+    ///   - includingPayloads: Whether to read the payloads too, or only the keys.
+    /// - Throws: `RederiveError.Code.invalidArgument` naming the condition when it is not one that
     ///   SQLite can evaluate on the table, or when it would write.
     public func storedPayloads(
         of pipeline: Pipeline, matching condition: String?, after cursor: Int64?, limit: Int, includingPayloads: Bool

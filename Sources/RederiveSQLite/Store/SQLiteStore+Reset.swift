@@ -4,7 +4,7 @@ import Rederive
 import RederiveSQL
 
 extension SQLiteStore {
-    /// Clears a pipeline's derived state (``StoreAdministration/reset(_:)``): stamps, failures and kept
+    /// Clears a pipeline's derived state (`StoreAdministration/reset(_:)`): stamps, failures and kept
     /// replaced values go, every derived column goes back to its declared default; payloads stay.
     ///
     /// ```swift

@@ -5,7 +5,7 @@ import RederiveSQL
 
 extension SQLiteStore: StoreAdministration {
     /// Puts back the values and stamps that run `runID` replaced, in one transaction
-    /// (``StoreAdministration/rollback(run:pipelines:)``).
+    /// (`StoreAdministration/rollback(run:pipelines:)`).
     ///
     /// ```swift
     /// let report = try await store.rollback(run: 12, pipelines: [RoomScan.pipeline])
