@@ -10,6 +10,7 @@ let package = Package(
     products: [
         .library(name: "Rederive", targets: ["Rederive"]),
         .library(name: "RederiveSQLite", targets: ["RederiveSQLite"]),
+        .library(name: "RederiveMemory", targets: ["RederiveMemory"]),
         .library(name: "RederiveCLI", targets: ["RederiveCLI"]),
         .library(name: "RederiveReport", targets: ["RederiveReport"]),
         .library(name: "RoomScan", targets: ["RoomScan"]),
@@ -55,6 +56,11 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // The in-memory store: every store protocol, nothing on disk, for apps' own tests.
+        .target(
+            name: "RederiveMemory",
+            dependencies: ["Rederive", "RederiveCodec"]
         ),
         // The PostgreSQL store, for many workers on many hosts; its sources are empty without the trait.
         .target(
@@ -148,6 +154,7 @@ let package = Package(
                 "RederiveCLI",
                 .target(name: "RederivePostgres", condition: .when(traits: postgreSQL)),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: postgreSQL)),
+                "RederiveMemory",
                 "RoomScan",
                 "Rederive",
                 "RederiveSQLite",

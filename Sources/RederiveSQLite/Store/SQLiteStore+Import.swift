@@ -3,19 +3,6 @@ import GRDB
 import Rederive
 import RederiveCodec
 
-/// How an import changed the table.
-public struct ImportCounts: Sendable, Hashable {
-    public var inserted = 0
-    public var replaced = 0
-    public var unchanged = 0
-
-    public init(inserted: Int = 0, replaced: Int = 0, unchanged: Int = 0) {
-        self.inserted = inserted
-        self.replaced = replaced
-        self.unchanged = unchanged
-    }
-}
-
 extension SQLiteStore {
     /// Writes payloads under their keys in one transaction: new keys are inserted, changed payloads
     /// replaced (their records become stale), identical payloads left alone.
