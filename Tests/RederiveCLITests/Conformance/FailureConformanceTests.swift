@@ -39,6 +39,13 @@ struct FailureConformanceTests {
             let retried = try await fixture.run(pipeline, retryFailed: true)
             #expect(retried.pending == 1 && retried.counts == RunCounts(failed: 1))
             #expect(try await fixture.store.failures(of: pipeline, filter: FailureFilter()).allSatisfy { $0.runID == retried.runID })
+
+            // The bug fixed without a version bump: a retry derives the record and clears its failures.
+            let fixed = ConformancePipeline(totalFixed: true).pipeline
+            let repaired = try await fixture.run(fixed, retryFailed: true)
+            #expect(repaired.counts == RunCounts(derived: 1))
+            #expect(try await fixture.store.failures(of: fixed, filter: FailureFilter()).isEmpty)
+            #expect(try await fixture.status(fixed).values.allSatisfy { $0.upToDate == 3 && $0.failed == 0 })
         }
     }
 
