@@ -84,4 +84,25 @@ struct FailureConformanceTests {
             #expect(try await fixture.store.failures(of: bumped.pipeline, filter: FailureFilter()).map(\.version) == [2, 1])
         }
     }
+
+    @Test(arguments: StoreUnderTest.all)
+    func aDependentOfAnInputThatFailedFailsUpstreamWithoutDeriving(kind: StoreUnderTest) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            try await fixture.seed(ConformancePipeline().pipeline, count: 2, label: { $0 == 1 ? "explode" : "s\($0)" })
+            _ = try await fixture.run(ConformancePipeline().pipeline)
+
+            // `size` alone is stale; its input failed on k1, and that failure is not retried.
+            let bumped = ConformancePipeline(sizeVersion: 2)
+            let pending = try await fixture.store.pendingRecords(bumped.plan, after: nil, limit: 10, byteLimit: 1 << 20)
+            let k1 = try await fixture.ids(bumped.pipeline)["k1"]
+            #expect(pending.first { $0.recordID == k1 }?.dependencies.failures == [ConformancePipeline.total: .processor])
+            let summary = try await fixture.run(bumped.pipeline)
+            #expect(summary.counts == RunCounts(unchanged: 1, failed: 1))
+            #expect(bumped.derivations["size"] == 1)
+            let failures = try await fixture.store.failures(of: bumped.pipeline, filter: FailureFilter())
+            #expect(failures.map(\.processor) == ["total", "size"])
+            #expect(failures.map(\.kind) == [.processor, .upstream])
+            #expect(failures.map(\.version) == [1, 2])
+        }
+    }
 }
