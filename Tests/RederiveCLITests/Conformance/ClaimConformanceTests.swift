@@ -65,8 +65,11 @@ struct ClaimConformanceTests {
             let (store, pipeline, plan) = (fixture.store, conformance.pipeline, conformance.plan)
             try await fixture.seed(pipeline, count: 6)
             let first = try await fixture.lease(1)
+            let run = try await store.startRun([plan], lease: first)
             let held = try await store.claim(plan, limit: 3, byteLimit: 1 << 20, lease: first)
             #expect(held.count == 3)
+            let committed = try await store.commit(Self.derive([held[0]], pipeline), plan: plan, runID: run.id, lease: first)
+            #expect(committed == RunCounts(derived: 1))
             let second = try await store.acquireLease(for: WorkerIdentity(host: "conformance", processID: 2), duration: .seconds(30))
             switch second {
             case .held(let holder):
@@ -76,11 +79,19 @@ struct ClaimConformanceTests {
                 #expect(holder.expiresIn > 0)
             case .acquired(let lease):
                 #expect(fixture.sharesDerivation)
+                // It joins the run the first lease derives, with what is left of its count.
+                let joined = try await store.startRun([plan], lease: lease)
+                #expect(joined == StartedRun(id: run.id, pending: [5]))
                 let others = try await store.claim(plan, limit: 6, byteLimit: 1 << 20, lease: lease)
                 #expect(others.count == 3)
                 #expect(Set(others.map(\.recordID)).isDisjoint(with: held.map(\.recordID)))
+                // The run ends when its last live lease leaves it.
+                try await store.finishRun(run.id, status: .completed, counts: RunCounts(), lease: lease)
+                #expect(try await store.runs(limit: 1).first?.status == .running)
                 try await store.releaseLease(lease)
             }
+            try await store.finishRun(run.id, status: .completed, counts: committed, lease: first)
+            #expect(try await store.runs(limit: 1).first.map { ($0.id, $0.status) } ?? (0, .running) == (run.id, .completed))
             try await store.releaseLease(first)
         }
     }
