@@ -182,4 +182,31 @@ struct ClaimConformanceTests {
             try await store.releaseLease(lease)
         }
     }
+
+    @Test(arguments: StoreUnderTest.all)
+    func aRunDoesNotClaimAgainWhatItCommitted(kind: StoreUnderTest) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            let conformance = ConformancePipeline()
+            let pipeline = conformance.pipeline
+            let plan = RunPlan(pipeline: pipeline, retryFailed: true)
+            try await fixture.seed(pipeline, count: 2, label: { $0 == 1 ? "explode" : "s\($0)" })
+            let first = try await fixture.lease(1)
+            let run = try await fixture.store.startRun([plan], lease: first)
+            let claimed = try await fixture.store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: first)
+            let counts = try await fixture.store.commit(Self.derive(claimed, pipeline), plan: plan, runID: run.id, lease: first)
+            #expect(counts == RunCounts(derived: 1, failed: 1))
+            // A failure retried is stale still, but this run is done with it.
+            #expect(try await fixture.store.pendingCount(plan) == 1)
+            #expect(try await fixture.store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: first).isEmpty)
+            try await fixture.store.finishRun(run.id, status: .completed, counts: counts, lease: first)
+            try await fixture.store.releaseLease(first)
+
+            let second = try await fixture.lease(2)
+            let next = try await fixture.store.startRun([plan], lease: second)
+            #expect(next.pending == [1])
+            let again = try await fixture.store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: second)
+            #expect(again.map(\.recordID) == [try await fixture.ids(pipeline)["k1"]])
+            try await fixture.store.releaseLease(second)
+        }
+    }
 }
