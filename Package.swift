@@ -131,6 +131,7 @@ let package = Package(
             name: "RederiveTests",
             dependencies: [
                 "Rederive",
+                "RederiveMemory",
                 "RederiveSQLite",
                 "RederiveCodec",
                 .product(name: "GRDB", package: "GRDB.swift"),

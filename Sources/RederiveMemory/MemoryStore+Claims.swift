@@ -11,6 +11,8 @@ import Synchronization
 /// than end: if their process dies, their lease expires and the records come back. A lease attached
 /// to a run never claims a record that run committed already.
 extension MemoryStore {
+    /// Claims up to `limit` pending records that no other live lease holds, orphaned ones first; waits
+    /// while others hold what is left, and returns none once nothing is left for this run.
     public func claim(_ plan: RunPlan, limit: Int, byteLimit: Int, lease: WorkerLease) async throws -> [PendingRecord] {
         while true {
             switch try state.withLock({ state in try Self.claimOnce(plan, limit: limit, byteLimit: byteLimit, lease: lease, &state) }) {

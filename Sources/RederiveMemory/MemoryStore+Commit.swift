@@ -4,6 +4,9 @@ import Synchronization
 
 /// Storing a batch of results in one transaction, fenced by the lease and each record's generation.
 extension MemoryStore {
+    /// Stores values, stamps and failures at once; throws `RederiveError.Code.leaseLost` when `lease`
+    /// was taken over. A result whose payload changed, whose record was deleted or that another live
+    /// lease holds is skipped.
     public func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> RunCounts {
         guard !results.isEmpty else { return RunCounts() }
         // Values are stored by position: a result with too few or too many is refused whole.
@@ -127,7 +130,7 @@ extension MemoryStore {
 
 extension [DerivedValue] {
     /// Whether storing `values` in `columns` would leave these stored values as they are, by the
-    /// engine's rule (``DerivedValue/isUnchanged(byStoring:in:)``).
+    /// engine's rule (`DerivedValue.isUnchanged(byStoring:in:)`).
     func isUnchanged(byStoring values: [DerivedValue], in columns: [OutputColumn]) -> Bool {
         guard count == values.count, count == columns.count else { return false }
         return indices.allSatisfy { self[$0].isUnchanged(byStoring: values[$0], in: columns[$0].type) }

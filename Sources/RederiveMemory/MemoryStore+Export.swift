@@ -7,7 +7,7 @@ extension MemoryStore {
     /// when `includingPayloads`, their payload as stored.
     ///
     /// - Parameter condition: Must be nil: the in-memory store holds no SQL table to evaluate a condition on.
-    /// - Throws: ``RederiveError/Code/invalidArgument`` naming the condition when one is given.
+    /// - Throws: `RederiveError.Code.invalidArgument` naming the condition when one is given.
     public func storedPayloads(
         of pipeline: Pipeline, matching condition: String?, after cursor: Int64?, limit: Int, includingPayloads: Bool
     ) async throws -> [StoredPayload] {

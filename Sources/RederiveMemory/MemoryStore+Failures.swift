@@ -3,6 +3,7 @@ import Synchronization
 
 /// Failure reports and invalidation.
 extension MemoryStore {
+    /// The current failures of the processors' current versions, in record and processor order.
     public func failures(of pipeline: Pipeline, filter: FailureFilter) async throws -> [RecordFailure] {
         state.withLock { state in
             var reports: [RecordFailure] = []
@@ -23,6 +24,8 @@ extension MemoryStore {
         }
     }
 
+    /// Makes the named processors' stamps and failures not current, for every record or those keyed;
+    /// returns how many records were marked. An unknown processor or key marks nothing and throws.
     public func invalidate(_ pipeline: Pipeline, processors: [String]?, keys: [String]?) async throws -> Int {
         let names = processors ?? pipeline.processors.map(\.name)
         if let unknown = names.first(where: { pipeline.processor(named: $0) == nil }) {

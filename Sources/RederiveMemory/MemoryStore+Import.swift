@@ -14,12 +14,12 @@ extension MemoryStore {
 
     /// Writes the items `next` returns, until it returns nil, in one transaction: new keys are
     /// inserted, changed payloads replaced (their records become stale), and payloads already stored
-    /// left alone: the same bytes, or bytes that decode to the item's content (``ImportItem/isHeld(by:)``).
+    /// left alone: the same bytes, or bytes that decode to the item's content (`ImportItem.isHeld(by:)`).
     ///
     /// `next` may block until its next item is ready: it is called off the concurrency pool. When it
     /// throws, nothing of the import is stored.
     ///
-    /// - Throws: ``RederiveError/Code/invalidArgument`` when the pipeline has no key column.
+    /// - Throws: `RederiveError.Code.invalidArgument` when the pipeline has no key column.
     public func importPayloads(into pipeline: Pipeline, from next: @escaping @Sendable () throws -> ImportItem?) async throws -> ImportCounts {
         guard pipeline.keyColumn != nil else {
             throw RederiveError(.invalidArgument, "pipeline \"\(pipeline.name)\" has no key column to import files under")

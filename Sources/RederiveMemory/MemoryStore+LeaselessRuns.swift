@@ -2,7 +2,7 @@ import Foundation
 import Rederive
 import Synchronization
 
-/// The run lifecycle without a lease, which ``RecordStore`` still requires beside the lease-aware one.
+/// The run lifecycle without a lease, which `RecordStore` still requires beside the lease-aware one.
 extension MemoryStore {
     /// Records a new run, after recording as interrupted the runs that no live lease derives.
     public func startRun(processors: [ProcessorVersion]) async throws -> Int64 {

@@ -7,6 +7,7 @@ import Synchronization
 /// worker to take a lease or claim reaps it, and its records go to the others. Until then an expired
 /// lease is still its process's, as on SQLite: nobody else took its work over.
 extension MemoryStore {
+    /// Takes a lease of this process's own, reaping the leases that expired: never held by another.
     public func acquireLease(for worker: WorkerIdentity, duration: Duration) async throws -> LeaseAcquisition {
         let token = UUID().uuidString
         state.withLock { state in
@@ -19,6 +20,7 @@ extension MemoryStore {
         return .acquired(WorkerLease(worker: worker, token: token, duration: duration))
     }
 
+    /// Extends the lease by its duration; throws `RederiveError.Code.leaseLost` once it was reaped.
     public func renewLease(_ lease: WorkerLease) async throws {
         try state.withLock { state in
             guard state.holds(lease) else { throw Self.leaseLost(lease) }
@@ -28,6 +30,7 @@ extension MemoryStore {
         }
     }
 
+    /// Gives the lease and its claims back at once.
     public func releaseLease(_ lease: WorkerLease) async throws {
         state.withLock { state in
             state.leases[lease.token] = nil
@@ -40,6 +43,7 @@ extension MemoryStore {
         }
     }
 
+    /// The leases that have not expired, oldest first, with their claimed and committed records.
     public func liveWorkers() async throws -> [WorkerStatus] {
         state.withLock { state in
             let now = Date()

@@ -4,6 +4,8 @@ import Synchronization
 
 /// Undoing a run and clearing a pipeline's derived state, as on SQLite.
 extension MemoryStore: StoreAdministration {
+    /// Puts back the values and stamps that run `runID` replaced, skipping with the reason the records
+    /// whose payload changed, that were deleted or that a later run derived again.
     public func rollback(run runID: Int64, pipelines: [Pipeline]) async throws -> RollbackReport {
         try state.withLock { state in
             guard state.runIndex(runID) != nil else {

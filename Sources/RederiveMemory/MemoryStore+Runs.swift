@@ -56,6 +56,7 @@ extension MemoryStore {
         }
     }
 
+    /// Recorded runs, newest first, at most `limit` of them.
     public func runs(limit: Int?) async throws -> [RunHistoryEntry] {
         state.withLock { state in
             state.runs.reversed().prefix(limit.flatMap { $0 >= 0 ? $0 : nil } ?? .max).map { run in

@@ -5,12 +5,14 @@ import Synchronization
 /// unless a current stamp of its version vouches for the record's values, or (unless the run retries
 /// failures) a current failure of its version says it failed on this payload.
 extension MemoryStore {
+    /// How many records are stale for at least one of the plan's processors.
     public func pendingCount(_ plan: RunPlan) async throws -> Int {
         state.withLock { state in
             state.pendingIDs(plan, after: nil).count
         }
     }
 
+    /// Up to `limit` stale records after `cursor`, in id order, without claiming them.
     public func pendingRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {
         state.withLock { state in
             let ids = state.pendingIDs(plan, after: cursor).prefix(max(0, limit))
@@ -18,6 +20,7 @@ extension MemoryStore {
         }
     }
 
+    /// Per processor, the records up to date, stale and failed.
     public func status(of pipeline: Pipeline) async throws -> [ProcessorStatus] {
         state.withLock { state in
             let records = state.tables[pipeline.table]?.records.count ?? 0

@@ -14,6 +14,7 @@ extension MemoryStore: StoredValueReading {
         }
     }
 
+    /// The records' keys and output values; nil values for a record without a row of derived values.
     public func storedRows(of pipeline: Pipeline, recordIDs: [Int64]) async throws -> [Int64: StoredRow] {
         state.withLock { state in
             var rows: [Int64: StoredRow] = [:]

@@ -1,8 +1,9 @@
 import Rederive
 import Synchronization
 
-/// Reading records as stored, for ``Verifier``: payload, derived values and stamps, all as of one moment.
+/// Reading records as stored, for `Verifier`: payload, derived values and stamps, all as of one moment.
 extension MemoryStore: VerificationSource {
+    /// Up to `limit` records after `cursor`, in id order, as stored.
     public func storedRecords(of pipeline: Pipeline, after cursor: Int64?, limit: Int) async throws -> [StoredRecord] {
         state.withLock { state in
             let ids = (state.tables[pipeline.table]?.ids ?? []).filter { $0 > (cursor ?? .min) }.prefix(max(0, limit))
@@ -10,12 +11,14 @@ extension MemoryStore: VerificationSource {
         }
     }
 
+    /// The records with these ids that exist, in id order, as stored.
     public func storedRecords(of pipeline: Pipeline, ids: [Int64]) async throws -> [StoredRecord] {
         state.withLock { state in
             Set(ids).sorted().compactMap { Self.storedRecord($0, pipeline, state) }
         }
     }
 
+    /// Up to `count` ids chosen at random, in id order.
     public func sampleRecordIDs(of pipeline: Pipeline, count: Int) async throws -> [Int64] {
         state.withLock { state in
             Array((state.tables[pipeline.table]?.ids ?? []).shuffled().prefix(max(0, count))).sorted()

@@ -5,8 +5,8 @@ import Synchronization
 /// A store that keeps everything in memory: records and payloads, derived values, stamps, failures,
 /// runs, what runs replaced, and leases. Nothing is written to disk, and everything is gone with it.
 ///
-/// It implements every store protocol (``RecordStore``, ``StoreReporting``, ``StoreAdministration``,
-/// ``StoredValueReading``, ``VerificationSource``) with the SQLite store's semantics, and passes the
+/// It implements every store protocol (`RecordStore`, `StoreReporting`, `StoreAdministration`,
+/// `StoredValueReading`, `VerificationSource`) with the SQLite store's semantics, and passes the
 /// same conformance suite: an app tests its pipelines against it without a database file.
 ///
 /// ```swift
@@ -70,7 +70,7 @@ public final class MemoryStore: RecordStore {
     /// Inserts a record into the pipeline's table and returns its id, as the app writing a row would:
     /// the record is stale for every processor. The table is created when missing.
     ///
-    /// - Throws: ``RederiveError/Code/invalidArgument`` when the pipeline has a key column and `key` is
+    /// - Throws: `RederiveError.Code.invalidArgument` when the pipeline has a key column and `key` is
     ///   nil, or another record has that key already.
     @discardableResult
     public func insert(_ payload: [UInt8], key: String? = nil, into pipeline: Pipeline) throws -> Int64 {
@@ -102,7 +102,7 @@ public final class MemoryStore: RecordStore {
     /// Replaces a record's payload, as the app writing it would: when the bytes differ, the record is
     /// stale for every processor, and a result derived from the old payload is no longer committed.
     ///
-    /// - Throws: ``RederiveError/Code/unknownName`` when the table has no such record.
+    /// - Throws: `RederiveError.Code.unknownName` when the table has no such record.
     public func replacePayload(of recordID: Int64, in pipeline: Pipeline, with payload: [UInt8]) throws {
         try state.withLock { state in
             guard let record = state.tables[pipeline.table]?.records[recordID] else {
@@ -116,7 +116,7 @@ public final class MemoryStore: RecordStore {
 
     /// Deletes a record with its derived values, stamps and failures, as the app deleting its row would.
     ///
-    /// - Throws: ``RederiveError/Code/unknownName`` when the table has no such record.
+    /// - Throws: `RederiveError.Code.unknownName` when the table has no such record.
     public func delete(_ recordID: Int64, from pipeline: Pipeline) throws {
         try state.withLock { state in
             guard state.tables[pipeline.table]?.records[recordID] != nil else {
