@@ -7,6 +7,10 @@ import Rederive
 extension PostgresStore {
     public func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> RunCounts {
         guard !results.isEmpty else { return RunCounts() }
+        // Values are written by position: a result with too few or too many is refused whole, as on SQLite.
+        if let error = results.lazy.compactMap({ $0.valueCountError(in: plan.pipeline) }).first {
+            throw error
+        }
         let tables = PostgresPipelineTables(plan.pipeline)
         let logger = self.logger
         return try await transaction("commit to") { connection in
