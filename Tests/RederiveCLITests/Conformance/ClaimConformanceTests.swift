@@ -5,7 +5,7 @@ import Testing
 
 /// Every store hands each pending record out once, fences commits by the lease and by the record's
 /// payload generation, and lets a lease that expired be taken over.
-@Suite("Store conformance: claims, leases and fencing", .timeLimit(.minutes(2)))
+@Suite("Store conformance: claims, leases and fencing", .timeLimit(.minutes(5)))
 struct ClaimConformanceTests {
     /// Derives claimed records as a runner's worker does.
     static func derive(_ records: [PendingRecord], _ pipeline: Pipeline) -> [RecordResult] {

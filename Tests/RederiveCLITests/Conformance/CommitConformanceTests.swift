@@ -5,7 +5,7 @@ import Testing
 /// Every store holds a value as SQLite's columns hold it, and counts a record unchanged when storing
 /// its new values leaves every column as it was: NaN is held as NULL, −0.0 as 0.0, an integer in a
 /// REAL column as a real.
-@Suite("Store conformance: commits and unchanged values", .timeLimit(.minutes(2)))
+@Suite("Store conformance: commits and unchanged values", .timeLimit(.minutes(5)))
 struct CommitConformanceTests {
     @Test(arguments: StoreUnderTest.all)
     func valuesAreHeldAsTheColumnsHoldThem(kind: StoreUnderTest) async throws {

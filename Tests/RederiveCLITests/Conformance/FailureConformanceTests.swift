@@ -5,7 +5,7 @@ import Testing
 /// Every store keeps a failure per record and processor, with its dependents' `upstream` failures,
 /// leaves it alone until the payload or the version changes or a run retries it, and clears it once
 /// the processor derives.
-@Suite("Store conformance: failures and retry", .timeLimit(.minutes(2)))
+@Suite("Store conformance: failures and retry", .timeLimit(.minutes(5)))
 struct FailureConformanceTests {
     @Test(arguments: StoreUnderTest.all)
     func aFailureIsKeptAndNotRetriedUntilAsked(kind: StoreUnderTest) async throws {

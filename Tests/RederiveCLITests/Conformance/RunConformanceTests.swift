@@ -4,7 +4,7 @@ import Testing
 
 /// Every store records runs with their processors, statuses and counts, records a run whose process
 /// died as interrupted, rolls a run back to the values and stamps it replaced, and resets a pipeline.
-@Suite("Store conformance: runs, history, rollback and reset", .timeLimit(.minutes(2)))
+@Suite("Store conformance: runs, history, rollback and reset", .timeLimit(.minutes(5)))
 struct RunConformanceTests {
     @Test(arguments: StoreUnderTest.all)
     func runsAreRecordedNewestFirstWithTheirCounts(kind: StoreUnderTest) async throws {

@@ -5,7 +5,7 @@ import Testing
 /// Every store finds the same records stale: after a version bump only that processor's, after a
 /// payload change every processor's, and after an input changes, its dependents', only where the
 /// input's values changed.
-@Suite("Store conformance: staleness", .timeLimit(.minutes(2)))
+@Suite("Store conformance: staleness", .timeLimit(.minutes(5)))
 struct StalenessConformanceTests {
     @Test(arguments: StoreUnderTest.all)
     func aVersionBumpMakesOnlyThatProcessorStale(kind: StoreUnderTest) async throws {

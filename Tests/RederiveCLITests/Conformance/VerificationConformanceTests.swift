@@ -4,7 +4,7 @@ import Testing
 
 /// Every store hands out records as stored, for `verify` and previews: payloads byte for byte,
 /// every processor's values and stamps, in id order, and what a pipeline still needs prepared.
-@Suite("Store conformance: verification inputs and stored values", .timeLimit(.minutes(2)))
+@Suite("Store conformance: verification inputs and stored values", .timeLimit(.minutes(5)))
 struct VerificationConformanceTests {
     @Test(arguments: StoreUnderTest.all)
     func recordsAreHandedOutAsStored(kind: StoreUnderTest) async throws {
