@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "RederiveSQLite", targets: ["RederiveSQLite"]),
         // Empty unless built with the PostgreSQL trait.
         .library(name: "RederivePostgres", targets: ["RederivePostgres"]),
+        .library(name: "RederiveMemory", targets: ["RederiveMemory"]),
         .library(name: "RederiveCLI", targets: ["RederiveCLI"]),
         .library(name: "RederiveReport", targets: ["RederiveReport"]),
         .library(name: "RoomScan", targets: ["RoomScan"]),
@@ -66,6 +67,11 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // The in-memory store: every store protocol, nothing on disk, for apps' own tests.
+        .target(
+            name: "RederiveMemory",
+            dependencies: ["Rederive", "RederiveCodec"]
         ),
         // The PostgreSQL store, for many workers on many hosts; its sources are empty without the trait.
         .target(
@@ -141,6 +147,7 @@ let package = Package(
             dependencies: [
                 "Rederive",
                 "RederiveSQL",
+                "RederiveMemory",
                 "RederiveSQLite",
                 "RederiveCodec",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -165,6 +172,7 @@ let package = Package(
                 "RederiveSQL",
                 .target(name: "RederivePostgres", condition: .when(traits: postgreSQL)),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: postgreSQL)),
+                "RederiveMemory",
                 "RoomScan",
                 "RoomScanGenerator",
                 "Rederive",

@@ -9,6 +9,10 @@ extension PostgresStore {
     /// Commits in one transaction, fenced by the lease's token and each record's payload generation.
     public func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> RunCounts {
         guard !results.isEmpty else { return RunCounts() }
+        // Values are written by position: a result with too few or too many is refused whole, as on SQLite.
+        if let error = results.lazy.compactMap({ $0.valueCountError(in: plan.pipeline) }).first {
+            throw error
+        }
         let tables = PostgresPipelineTables(plan.pipeline)
         let logger = self.logger
         return try await transaction("commit to") { connection in

@@ -1,0 +1,55 @@
+import Dispatch
+import Rederive
+import Synchronization
+
+/// Writing payloads under their keys, as `rederive import` does.
+extension MemoryStore {
+    /// Writes payloads already in memory under their keys, in one transaction, as
+    /// ``importPayloads(into:from:)`` does.
+    ///
+    /// - Parameter payloads: Keys and payload bytes exactly as they are to be stored.
+    public func importPayloads(_ payloads: [(key: String, payload: [UInt8])], into pipeline: Pipeline) async throws -> ImportCounts {
+        try await importPayloads(into: pipeline, from: ImportItem.source(of: payloads))
+    }
+
+    /// Writes the items `next` returns, until it returns nil, in one transaction: new keys are
+    /// inserted, changed payloads replaced (their records become stale), and payloads already stored
+    /// left alone: the same bytes, or bytes that decode to the item's content (`ImportItem.isHeld(by:)`).
+    ///
+    /// `next` may block until its next item is ready: it is called off the concurrency pool. When it
+    /// throws, nothing of the import is stored.
+    ///
+    /// - Throws: `RederiveError.Code.invalidArgument` when the pipeline has no key column.
+    public func importPayloads(into pipeline: Pipeline, from next: @escaping @Sendable () throws -> ImportItem?) async throws -> ImportCounts {
+        guard pipeline.keyColumn != nil else {
+            throw RederiveError(.invalidArgument, "pipeline \"\(pipeline.name)\" has no key column to import files under")
+        }
+        let items = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[ImportItem], any Error>) in
+            DispatchQueue.global(qos: .userInitiated).async {
+                continuation.resume(with: Result {
+                    var items: [ImportItem] = []
+                    while let item = try next() { items.append(item) }
+                    return items
+                })
+            }
+        }
+        return try state.withLock { state in
+            var counts = ImportCounts()
+            for item in items {
+                if let id = state.tables[pipeline.table]?.keys[item.key], let stored = state.tables[pipeline.table]?.records[id] {
+                    if item.isHeld(by: stored.payload) {
+                        counts.unchanged += 1
+                    } else {
+                        state.tables[pipeline.table]?.records[id]?.payload = item.payload
+                        state.renew(id, of: pipeline.table)
+                        counts.replaced += 1
+                    }
+                } else {
+                    _ = try Self.insert(item.payload, key: item.key, into: pipeline, &state)
+                    counts.inserted += 1
+                }
+            }
+            return counts
+        }
+    }
+}

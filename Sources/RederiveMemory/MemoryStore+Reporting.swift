@@ -1,0 +1,6 @@
+import Rederive
+import Synchronization
+
+/// Status, failures, invalidation, runs and live workers (MemoryStore+Staleness, +Failures, +Runs,
+/// +Leases) for reports and administration.
+extension MemoryStore: StoreReporting {}

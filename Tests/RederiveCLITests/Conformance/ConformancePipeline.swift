@@ -1,0 +1,84 @@
+import Foundation
+import Rederive
+import Synchronization
+
+/// The pipeline the conformance suite derives, over table `items (id, key, payload)`, with what each
+/// store must hold exactly:
+/// - `total` (REAL `total`): the sum of `values`, times `totalScale`; throws for the label "explode"
+///   unless `totalFixed` (a bug fixed without a version bump, for `--retry-failed`).
+/// - `edges` (REAL `not_a_number`, `negative_zero`, `integer_in_real` with default 0): values a store
+///   holds otherwise than they are returned: NaN (held as NULL), −0.0 (held as 0.0), an integer in a
+///   REAL column.
+/// - `size` (TEXT `size`): from `total` alone, never the payload: "big" above 10, else "small"; NULL
+///   (its default) for a total of 0.
+struct ConformancePipeline: Sendable {
+    var totalVersion = 1
+    var totalScale = 1.0
+    var totalFixed = false
+    var sizeVersion = 1
+    /// How often each processor derived, by name.
+    let derivations = Derivations()
+
+    /// What the payloads hold.
+    struct Item: Decodable, Sendable {
+        let label: String
+        let values: [Double]
+    }
+
+    struct Explosion: Error, CustomStringConvertible {
+        var description: String { "refusing to total an exploding item" }
+    }
+
+    /// The payload of an item, plain JSON.
+    static func item(_ label: String, _ values: [Double]) -> [UInt8] {
+        Array("{\"label\":\"\(label)\",\"values\":[\(values.map { String($0) }.joined(separator: ","))]}".utf8)
+    }
+
+    var pipeline: Pipeline {
+        let derivations = self.derivations
+        let scale = totalScale
+        let fixed = totalFixed
+        let total = Processor<Item>.real("total", version: totalVersion) { item in
+            derivations.count("total")
+            if item.label == "explode" && !fixed { throw Explosion() }
+            return item.values.reduce(0, +) * scale
+        }
+        let edges = Processor<Item>(
+            name: "edges", version: 1,
+            columns: [.real("not_a_number"), .real("negative_zero"), .real("integer_in_real", default: 0)]
+        ) { item in
+            derivations.count("edges")
+            return [.real(.nan), .real(-0.0), .integer(Int64(item.values.count) * 1_000)]
+        }
+        let size = Processor<Item>.text("size", version: sizeVersion, from: total.real) { total in
+            derivations.count("size")
+            guard let total, total != 0 else { return nil }
+            return total > 10 ? "big" : "small"
+        }
+        return Pipeline(name: "items", table: "items", keyColumn: "key", decoding: Item.self, processors: [total, edges, size])
+    }
+
+    /// The plan of every processor.
+    var plan: RunPlan { RunPlan(pipeline: pipeline) }
+
+    static let total = 0
+    static let edges = 1
+    static let size = 2
+}
+
+/// Counts derivations per processor.
+final class Derivations: Sendable {
+    private let counts = Mutex<[String: Int]>([:])
+
+    func count(_ processor: String) {
+        counts.withLock { $0[processor, default: 0] += 1 }
+    }
+
+    subscript(_ processor: String) -> Int {
+        counts.withLock { $0[processor] ?? 0 }
+    }
+
+    func reset() {
+        counts.withLock { $0 = [:] }
+    }
+}
