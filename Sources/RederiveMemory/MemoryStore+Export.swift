@@ -2,7 +2,7 @@ import Rederive
 import Synchronization
 
 /// Reading keys and payloads as stored, a page at a time, for export: reads only, never a write.
-extension MemoryStore {
+extension MemoryStore: PayloadExporting {
     /// Up to `limit` records of `pipeline` with ids greater than `cursor`, in id order: their key and,
     /// when `includingPayloads`, their payload as stored.
     ///

@@ -3,15 +3,7 @@ import Rederive
 import Synchronization
 
 /// Writing payloads under their keys, as `rederive import` does.
-extension MemoryStore {
-    /// Writes payloads already in memory under their keys, in one transaction, as
-    /// ``importPayloads(into:from:)`` does.
-    ///
-    /// - Parameter payloads: Keys and payload bytes exactly as they are to be stored.
-    public func importPayloads(_ payloads: [(key: String, payload: [UInt8])], into pipeline: Pipeline) async throws -> ImportCounts {
-        try await importPayloads(into: pipeline, from: ImportItem.source(of: payloads))
-    }
-
+extension MemoryStore: PayloadImporting {
     /// Writes the items `next` returns, until it returns nil, in one transaction: new keys are
     /// inserted, changed payloads replaced (their records become stale), and payloads already stored
     /// left alone: the same bytes, or bytes that decode to the item's content (`ImportItem.isHeld(by:)`).

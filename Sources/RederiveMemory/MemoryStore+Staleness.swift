@@ -116,7 +116,9 @@ extension MemoryState {
         return PendingRecord(
             recordID: id, payload: readsPayload ? record.payload : nil, generation: record.generation, staleProcessors: stale,
             payloadRead: readsPayload,
-            dependencies: plan.dependencyState(stale: stale, storedValues: stored, consumedDigests: digests, failures: failures)
+            dependencies: plan.dependencyState(
+                stale: stale, storedValues: stored, consumedDigests: digests, failures: failures, storageRules: MemoryStorage.rules
+            )
         )
     }
 
