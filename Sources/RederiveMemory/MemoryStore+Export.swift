@@ -6,7 +6,12 @@ extension MemoryStore: PayloadExporting {
     /// Up to `limit` records of `pipeline` with ids greater than `cursor`, in id order: their key and,
     /// when `includingPayloads`, their payload as stored.
     ///
-    /// - Parameter condition: Must be nil: the in-memory store holds no SQL table to evaluate a condition on.
+    /// - Parameters:
+    ///   - pipeline: The pipeline whose records are read.
+    ///   - condition: Must be nil: the in-memory store holds no SQL table to evaluate a condition on.
+    ///   - cursor: The id of the last record of the previous page; nil for the first page.
+    ///   - limit: The most records in the page.
+    ///   - includingPayloads: Whether to read the payloads too, or only the keys.
     /// - Throws: `RederiveError.Code.invalidArgument` naming the condition when one is given.
     public func storedPayloads(
         of pipeline: Pipeline, matching condition: String?, after cursor: Int64?, limit: Int, includingPayloads: Bool
