@@ -112,7 +112,7 @@ struct MemoryDestination {
         let row = rows[recordID]
         guard row != nil || (inline && recordExists) else { return nil }
         return columns.map { column in
-            row?[column.name] ?? defaults[column.name] ?? column.defaultValue.stored(in: column.type)
+            row?[column.name] ?? defaults[column.name] ?? MemoryStorage.rules.stored(column.defaultValue, in: column.type)
         }
     }
 }

@@ -12,14 +12,3 @@ extension MemoryStore {
     public var storageRules: StorageRules { MemoryStorage.rules }
 }
 
-extension DerivedValue {
-    /// The value as the in-memory store holds it in a column of `type`.
-    func stored(in type: ColumnType) -> DerivedValue {
-        MemoryStorage.rules.stored(self, in: type)
-    }
-
-    /// Whether holding `new` in a column of `type` leaves this held value as it is.
-    func isUnchanged(byStoring new: DerivedValue, in type: ColumnType) -> Bool {
-        MemoryStorage.rules.isUnchanged(self, byStoring: new, in: type)
-    }
-}

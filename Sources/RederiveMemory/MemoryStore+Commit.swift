@@ -99,7 +99,7 @@ extension MemoryStore {
         }
         var row = state.destinations[name]?.rows[recordID] ?? [:]
         for (value, column) in zip(values, columns) {
-            row[column.name] = value.stored(in: column.type)
+            row[column.name] = MemoryStorage.rules.stored(value, in: column.type)
         }
         state.destinations[name]?.rows[recordID] = row
     }
@@ -116,7 +116,7 @@ extension MemoryStore {
             let processor = pipeline.processors[index]
             let range = offset..<(offset + processor.columns.count)
             offset = range.upperBound
-            let old = stored.map { Array($0[range]) } ?? processor.columns.map { $0.defaultValue.stored(in: $0.type) }
+            let old = stored.map { Array($0[range]) } ?? processor.columns.map { MemoryStorage.rules.stored($0.defaultValue, in: $0.type) }
             guard stored == nil || !old.isUnchanged(byStoring: Array(values[range]), in: processor.columns) else { continue }
             let key = ProcessorRecord(pipeline: pipeline.name, processor: processor.name, recordID: result.recordID)
             state.replaced[ReplacedKey(runID: runID, pipeline: pipeline.name, processor: processor.name, recordID: result.recordID)] =
@@ -130,9 +130,9 @@ extension MemoryStore {
 
 extension [DerivedValue] {
     /// Whether storing `values` in `columns` would leave these stored values as they are, by the
-    /// engine's rule (`DerivedValue.isUnchanged(byStoring:in:)`).
+    /// store's rules (`MemoryStorage.rules`).
     func isUnchanged(byStoring values: [DerivedValue], in columns: [OutputColumn]) -> Bool {
         guard count == values.count, count == columns.count else { return false }
-        return indices.allSatisfy { self[$0].isUnchanged(byStoring: values[$0], in: columns[$0].type) }
+        return indices.allSatisfy { MemoryStorage.rules.isUnchanged(self[$0], byStoring: values[$0], in: columns[$0].type) }
     }
 }

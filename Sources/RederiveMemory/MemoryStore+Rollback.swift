@@ -50,7 +50,7 @@ extension MemoryStore: StoreAdministration {
             }
             if let columns = pipeline.processor(named: key.processor)?.columns {
                 // A column without a kept value held its declared default.
-                let values = columns.map { replaced.values[$0.name] ?? $0.defaultValue.stored(in: $0.type) }
+                let values = columns.map { replaced.values[$0.name] ?? MemoryStorage.rules.stored($0.defaultValue, in: $0.type) }
                 write(values, into: columns, of: key.recordID, pipeline, &state)
             }
             if var stamp = replaced.stamp {
@@ -85,7 +85,7 @@ extension MemoryStore: StoreAdministration {
             let columns = pipeline.outputColumns
             for id in state.destinations[name]?.rows.keys.map({ $0 }) ?? [] {
                 for column in columns {
-                    state.destinations[name]?.rows[id]?[column.name] = column.defaultValue.stored(in: column.type)
+                    state.destinations[name]?.rows[id]?[column.name] = MemoryStorage.rules.stored(column.defaultValue, in: column.type)
                 }
             }
             return state.tables[pipeline.table]?.records.count ?? 0

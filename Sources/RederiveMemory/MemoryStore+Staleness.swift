@@ -136,6 +136,6 @@ extension MemoryState {
         }
         // Never prepared: an inline record holds its columns' defaults, a companion row does not exist.
         guard pipeline.layout == .inline, exists else { return nil }
-        return columns.map { $0.defaultValue.stored(in: $0.type) }
+        return columns.map { MemoryStorage.rules.stored($0.defaultValue, in: $0.type) }
     }
 }

@@ -52,7 +52,7 @@ public final class MemoryStore: RecordStore {
         var destination = state.destinations[name]
             ?? MemoryDestination(table: pipeline.table, inline: pipeline.layout == .inline)
         for column in pipeline.outputColumns where destination.defaults[column.name] == nil {
-            destination.defaults[column.name] = column.defaultValue.stored(in: column.type)
+            destination.defaults[column.name] = MemoryStorage.rules.stored(column.defaultValue, in: column.type)
         }
         state.destinations[name] = destination
     }
