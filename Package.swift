@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "RederiveMemory", targets: ["RederiveMemory"]),
         .library(name: "RederiveCLI", targets: ["RederiveCLI"]),
         .library(name: "RederiveReport", targets: ["RederiveReport"]),
+        .library(name: "RederiveWatch", targets: ["RederiveWatch"]),
         .library(name: "RoomScan", targets: ["RoomScan"]),
         .executable(name: "rederive", targets: ["rederive"]),
     ],
@@ -26,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         // `swift package generate-documentation --target Rederive` builds the DocC catalog; nothing links it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -90,12 +93,23 @@ let package = Package(
             name: "RederiveReport",
             dependencies: ["Rederive"]
         ),
+        // Continuous derivation: a watcher that derives records as they become stale, as a service.
+        .target(
+            name: "RederiveWatch",
+            dependencies: [
+                "Rederive",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Every subcommand, reusable by an app's own executable with its own pipelines.
         .target(
             name: "RederiveCLI",
             dependencies: [
                 "Rederive",
                 "RederiveReport",
+                "RederiveWatch",
                 "RederiveSQLite",
                 .target(name: "RederivePostgres", condition: .when(traits: postgreSQL)),
                 "RederiveCodec",
