@@ -264,4 +264,19 @@ struct RunnerTests {
             #expect(try inspect.count("SELECT count(*) FROM rederive_stamps WHERE pipeline = 'others' AND current = 1") == 5)
         }
     }
+
+    @Test func namesWithQuotesInThemAreQuotedAsSQLiteReadsThem() async throws {
+        try await withTemporaryDatabase { path in
+            let quoted = Pipeline(
+                name: "quoted", table: #"my "scans""#, keyColumn: "key", payloadColumn: #"raw "json""#,
+                decoding: Sample.self,
+                processors: [Processor<Sample>.real(#"sum "all""#, version: 1) { sample in sample.values.reduce(0, +) }]
+            )
+            try await prepare(quoted, at: path)
+            try appExecute(path, #"INSERT INTO "my ""scans""" (key, "raw ""json""") VALUES ('a', '{"label":"a","values":[1,2]}')"#)
+            let summary = try await run(quoted, at: path)
+            #expect(summary.counts == RunCounts(derived: 1))
+            #expect(try Inspection(path: path).count(#"SELECT count(*) FROM "my ""scans""_derived" WHERE "sum ""all""" = 3"#) == 1)
+        }
+    }
 }

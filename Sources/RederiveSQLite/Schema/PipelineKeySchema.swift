@@ -19,7 +19,7 @@ enum PipelineKeySchema {
             SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'rederive\\_%' ESCAPE '\\'
             """)
         for trigger in triggers {
-            try db.execute(sql: "DROP TRIGGER \((trigger["name"] as String).quotedDatabaseIdentifier)")
+            try db.execute(sql: "DROP TRIGGER \(SQL.identifier(trigger["name"] as String))")
         }
         try db.execute(sql: """
             CREATE TABLE rederive_stamps_v4 (

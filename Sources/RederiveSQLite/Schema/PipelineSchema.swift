@@ -25,9 +25,13 @@ extension RederiveSQL.PipelineSchema where Dialect == SQL {
     }
 
     /// The table's columns, by lowercased name, to their declared types; nil when it does not exist.
+    /// The name is bound, not quoted into a pragma: GRDB's column listing breaks on a `"` in a name.
     private static func columns(of table: String, _ db: Database) throws -> [String: String]? {
-        guard try db.tableExists(table) else { return nil }
-        return Dictionary(try db.columns(in: table).map { ($0.name.lowercased(), $0.type) }, uniquingKeysWith: { first, _ in first })
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT name, type FROM pragma_table_xinfo(?, 'main') WHERE hidden != 1", arguments: [table]
+        )
+        guard !rows.isEmpty else { return nil }
+        return Dictionary(rows.map { (($0["name"] as String).lowercased(), $0["type"] as String) }, uniquingKeysWith: { first, _ in first })
     }
 
     func apply(_ changes: Changes, _ db: Database) throws {

@@ -5,9 +5,10 @@ import RederiveSQL
 
 /// SQLite's SQL, for the statements the stores share and the SQLite store's own.
 enum SQL: SQLDialect {
-    /// A quoted identifier, as GRDB quotes it: `room_scans` becomes `"room_scans"`.
+    /// A quoted identifier: `room_scans` becomes `"room_scans"`, and a `"` inside a name is doubled,
+    /// as SQLite reads it (GRDB's `quotedDatabaseIdentifier` leaves it as it is).
     static func identifier(_ name: String) -> String {
-        name.quotedDatabaseIdentifier
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// A quoted string literal, for names written into trigger bodies.
