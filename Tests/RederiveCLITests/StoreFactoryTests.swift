@@ -27,6 +27,10 @@ final class ShelfOpener: StoreOpener {
 
     func argument(for location: String) -> String { location }
 
+    var sharesRunsAcrossProcesses: Bool { false }
+
+    func exposedSecretWarning(in location: String) -> String? { nil }
+
     func open(_ request: StoreRequest) async throws -> any CommandStore {
         requests.withLock { $0.append(request.mode) }
         let file = StoreRequest(
@@ -77,6 +81,21 @@ final class ShelfOpener: StoreOpener {
         }
     }
 
+    /// What differs between stores is asked of the opener and the store, not of their types: the
+    /// shelf is derived by one process at a time and its store applies schema migrations.
+    @Test func commandsAskTheAppsOpenerAndStoreWhatTheyCanDo() async throws {
+        try await CommandHarness.withHarness { harness in
+            let stores = StoreFactory.standard.adding([ShelfOpener(directory: harness.directory)])
+            _ = try await rederive(["generate", "--db", "shelf://rooms", "--count", "2"], stores: stores)
+            let join = try await rederive(["run", "--db", "shelf://rooms", "--workers-only"], stores: stores)
+            #expect(join.status == 1)
+            #expect(join.errors == "rederive: rederive run --workers-only joins a run that other processes share, and shelf rooms is derived by one process at a time (PostgreSQL databases are shared)\n")
+            let migrations = try await rederive(["migrate", "--db", "shelf://rooms", "--list"], stores: stores)
+            #expect(migrations.status == 0, "\(migrations.errors)")
+            #expect(migrations.errors.isEmpty, "\(migrations.errors)")
+        }
+    }
+
     @Test func anUnknownSchemeIsRefusedWithTheKnownOnesTheAppsIncluded() async throws {
         try await CommandHarness.withHarness { harness in
             let stores = StoreFactory.standard.adding([ShelfOpener(directory: harness.directory)])
@@ -120,6 +139,8 @@ final class ShelfOpener: StoreOpener {
             var schemes: [String] { ["postgres"] }
             func name(of location: String, variables: [String: String]) -> String { location }
             func argument(for location: String) -> String { location }
+            var sharesRunsAcrossProcesses: Bool { false }
+            func exposedSecretWarning(in location: String) -> String? { nil }
             func open(_ request: StoreRequest) async throws -> any CommandStore { try await shelf.open(request) }
         }
         let stores = StoreFactory.standard.adding([Replacement(shelf: shelf)])

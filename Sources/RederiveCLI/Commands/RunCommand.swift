@@ -109,7 +109,7 @@ struct RunCommand: AsyncParsableCommand {
             return try await safety.preview(database, configuration: configuration, report: report, console: console)
         }
         if workersOnly {
-            try database.requirePostgres(for: "run --workers-only", reason: "a SQLite database is derived by one process at a time")
+            try database.requireSharedRuns(for: "run --workers-only")
         }
         if !create, let file = database.sqliteFile, !FileManager.default.fileExists(atPath: file) {
             throw RederiveError(

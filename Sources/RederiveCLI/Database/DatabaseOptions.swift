@@ -22,8 +22,8 @@ struct DatabaseOptions: ParsableArguments {
     var environment: CommandEnvironment { CommandEnvironment.current }
 
     func validate() throws {
-        if let path, isPostgres, CommandLinePassword.isIn(path) {
-            environment.console.errorLine("rederive: \(CommandLinePassword.warning)")
+        if let path, let warning = (try? address)?.opener.exposedSecretWarning(in: path) {
+            environment.console.errorLine("rederive: \(warning)")
         }
         try ValueBounds.busyTimeout.check(busyTimeout, "--busy-timeout")
         do {
@@ -62,11 +62,6 @@ struct DatabaseOptions: ParsableArguments {
             )
         }
         return only
-    }
-
-    /// Whether ``databasePath`` names a database that rederive's PostgreSQL store opens.
-    var isPostgres: Bool {
-        (try? address)?.opener is PostgresOpener
     }
 
     /// The file ``databasePath`` names when rederive's SQLite store opens it; nil for any other store.
@@ -131,10 +126,13 @@ struct DatabaseOptions: ParsableArguments {
         try await open(.preparing(creating: creating), pipelines: try pipelines(), serverLogger: serverLogger)
     }
 
-    /// Throws, in one line, when ``databasePath`` is not a PostgreSQL URL.
-    func requirePostgres(for command: String, reason: String) throws {
-        guard !isPostgres else { return }
-        throw RederiveError(.invalidArgument, "rederive \(command) works on PostgreSQL databases only, not on \(databaseName): \(reason)")
+    /// Throws, in one line, when ``databasePath`` names a database that one process derives at a time.
+    func requireSharedRuns(for command: String) throws {
+        guard (try? address)?.opener.sharesRunsAcrossProcesses != true else { return }
+        throw RederiveError(
+            .invalidArgument,
+            "rederive \(command) joins a run that other processes share, and \(databaseName) is derived by one process at a time (PostgreSQL databases are shared)"
+        )
     }
 
     /// The SQLite file ``databasePath`` names; throws, in one line, when it names another store.

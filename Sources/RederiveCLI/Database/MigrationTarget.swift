@@ -1,46 +1,29 @@
-import Foundation
 import Rederive
-import RederiveSQLite
-#if PostgreSQL
-import RederivePostgres
-#endif
 
-/// The database `rederive migrate` applies an app's schema migrations to, SQLite or PostgreSQL.
+/// The database `rederive migrate` applies an app's schema migrations to: any store that applies the
+/// engine's migrations itself (``SchemaMigrationApplier``), rederive's SQLite and PostgreSQL stores
+/// among them.
 ///
 /// The migrations are registered once, in the engine's model, and each store applies them itself: a
-/// store that cannot run a pending step (PostgreSQL and SQLite's custom steps) stops the command
+/// store that cannot run a pending step (SQLite's custom steps on PostgreSQL) stops the command
 /// before anything is applied.
-enum MigrationTarget {
-    case sqlite(SQLiteStore)
-    #if PostgreSQL
-    case postgres(PostgresStore, name: String)
-    #endif
+struct MigrationTarget {
+    /// What applies migrations to the opened store.
+    let applier: any SchemaMigrationApplier
 
     /// Opens an existing database: read-only when `reading` (to list migrations), as it is for a dry
     /// run, which rolls back what it applies, and otherwise with rederive's bookkeeping prepared, all
     /// at once, but no pipeline: migrations may create or rename what pipelines read.
-    /// Opened through the ``StoreFactory`` like every store; migrations are applied by the store's
-    /// own migration code, so only rederive's SQLite and PostgreSQL stores can be migrated.
+    /// Opened through the ``StoreFactory`` like every store.
     static func open(_ database: DatabaseOptions, reading: Bool, dryRun: Bool) async throws -> MigrationTarget {
         let mode: StoreRequest.Mode = reading ? .reading(allowingUnprepared: true) : dryRun ? .previewing : .preparing(creating: false)
         let store = try await database.open(mode, pipelines: [])
-        if let store = store as? SQLiteStore { return .sqlite(store) }
-        #if PostgreSQL
-        if let store = store as? PostgresStore { return .postgres(store, name: database.databaseName) }
-        #endif
-        throw RederiveError(
-            .invalidArgument, "rederive migrate works on SQLite and PostgreSQL databases only, not on \(database.databaseName)"
-        )
-    }
-
-    /// What applies migrations to the opened store.
-    var applier: any SchemaMigrationApplier {
-        switch self {
-        case .sqlite(let store): store
-        #if PostgreSQL
-        case .postgres(let store, _): store
-        #endif
+        guard let applier = store as? any SchemaMigrationApplier else {
+            throw RederiveError(
+                .invalidArgument, "rederive migrate works on databases whose store applies schema migrations, and \(database.databaseName)'s does not"
+            )
         }
+        return MigrationTarget(applier: applier)
     }
 
     /// Every registered migration, applied or pending, in order.

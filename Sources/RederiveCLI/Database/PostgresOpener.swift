@@ -26,6 +26,15 @@ public struct PostgresOpener: StoreOpener {
     /// The URL with its parameters, such as `sslmode`, and its password masked.
     public func argument(for location: String) -> String { PostgresSQLRedaction.redacted(location) }
 
+    /// Workers on many hosts share one run of a PostgreSQL database.
+    public var sharesRunsAcrossProcesses: Bool { true }
+
+    /// The warning for a password written into the URL, which `ps` shows; `$PGPASSWORD` and
+    /// `~/.pgpass` keep it out of sight.
+    public func exposedSecretWarning(in location: String) -> String? {
+        CommandLinePassword.isIn(location) ? CommandLinePassword.warning : nil
+    }
+
     /// Connects, creating rederive's bookkeeping only where the mode prepares (previews included, as
     /// a migration's dry run needs it), and prepares the request's pipelines when writing or preparing.
     /// Reading creates nothing: a database without rederive's tables, or with an older version of

@@ -23,6 +23,12 @@ public struct SQLiteOpener: StoreOpener {
     /// The location as it was given.
     public func argument(for location: String) -> String { location }
 
+    /// A SQLite file is derived by one process at a time; a second run waits for the first.
+    public var sharesRunsAcrossProcesses: Bool { false }
+
+    /// A path carries no secret.
+    public func exposedSecretWarning(in location: String) -> String? { nil }
+
     /// Opens the file as `SQLiteStore` does for each mode: read-only without locks where it can,
     /// as a preview on one connection, or for writing with its bookkeeping and pipelines prepared in
     /// one transaction.
