@@ -26,44 +26,44 @@ final class WorkerProcess {
         }
         unlink(&template)
         _ = fcntl(errors, F_SETFD, FD_CLOEXEC)
-        let input: ProcessPipe
-        let output: ProcessPipe
+        let errors = self.errors
         do throws(SpawnError) {
-            input = try ProcessPipe()
-            do throws(SpawnError) {
-                output = try ProcessPipe()
-            } catch {
-                close(input.readEnd)
-                close(input.writeEnd)
-                throw error
+            (child, requests, answers) = try ProcessPipe.spawning.withLock { _ throws(SpawnError) in
+                let input = try ProcessPipe()
+                let output: ProcessPipe
+                do throws(SpawnError) {
+                    output = try ProcessPipe()
+                } catch {
+                    close(input.readEnd)
+                    close(input.writeEnd)
+                    throw error
+                }
+                defer {
+                    close(input.readEnd)
+                    close(output.writeEnd)
+                }
+                do throws(SpawnError) {
+                    let child = try ChildProcess(
+                        executable: executable,
+                        arguments: commandPath + [
+                            "derive-worker", "--pipeline", pipeline, "--max-payload-bytes", String(maximumPayloadSize),
+                        ],
+                        input: input.readEnd, output: output.writeEnd, error: errors,
+                        // The runtime's one-line reason is enough; a backtrace per crash would be slow and loud.
+                        environment: ["SWIFT_BACKTRACE": "enable=no"],
+                        removing: Self.isDatabaseVariable
+                    )
+                    return (child, input.writeEnd, output.readEnd)
+                } catch {
+                    close(input.writeEnd)
+                    close(output.readEnd)
+                    throw error
+                }
             }
         } catch {
             close(errors)
             throw error
         }
-        defer {
-            close(input.readEnd)
-            close(output.writeEnd)
-        }
-        do throws(SpawnError) {
-            child = try ChildProcess(
-                executable: executable,
-                arguments: commandPath + [
-                    "derive-worker", "--pipeline", pipeline, "--max-payload-bytes", String(maximumPayloadSize),
-                ],
-                input: input.readEnd, output: output.writeEnd, error: errors,
-                // The runtime's one-line reason is enough; a backtrace per crash would be slow and loud.
-                environment: ["SWIFT_BACKTRACE": "enable=no"],
-                removing: Self.isDatabaseVariable
-            )
-        } catch {
-            close(input.writeEnd)
-            close(output.readEnd)
-            close(errors)
-            throw error
-        }
-        requests = input.writeEnd
-        answers = output.readEnd
     }
 
     /// Whether a variable of the parent's environment says how to reach a database, which a worker
