@@ -128,10 +128,11 @@ extension PostgresStore {
     private func claimOnce(
         _ plan: RunPlan, _ position: ClaimPosition, limit: Int, byteLimit: Int, lease: WorkerLease
     ) async throws -> ClaimOutcome {
+        if isAbandoned(lease) { throw leaseLost(lease) }
         let tables = PostgresPipelineTables(plan.pipeline)
         let reader = PostgresPendingReader(plan: plan, tables: tables, payloadColumn: try await payloadColumn(tables), statements: statements)
         let logger = self.logger
-        let outcome = try await watchedTransaction("claim records in", within: Self.claimDeadline(lease), closingOnCancel: true) { connection in
+        let outcome = try await watchedTransaction("claim records in", within: Self.claimDeadline(lease), cancelled: .giveUp) { connection in
             // Read, not renewed: the heartbeat renews. Writing the lease's row here would hold its lock
             // to the end of the claim, and this process's other claims, commits and heartbeat would
             // queue behind it.

@@ -31,6 +31,8 @@ public final class PostgresStore: Sendable {
     let claimPositions = Mutex<[ClaimPositionKey: ClaimPosition]>([:])
     /// The claiming and committing statements, prepared once per connection.
     let statements = PreparedStatements()
+    /// The tokens of leases this process gave up, after a commit whose outcome it cannot know.
+    let abandonedLeases = Mutex<Set<String>>([])
     /// When this process's claims last reaped expired leases.
     let lastReaped = Mutex<ContinuousClock.Instant?>(nil)
     /// What each pipeline's payload column holds, by table name.
