@@ -53,6 +53,9 @@ extension PostgresStore {
         claimPositions.withLock { positions in
             positions = positions.filter { $0.key.token != lease.token }
         }
+        skippedRecords.withLock { skipped in
+            skipped = skipped.filter { $0.key.token != lease.token }
+        }
         let logger = self.logger
         try await transaction("release the lease on") { connection in
             // Workers leave one at a time, so that the last one sees that it is the last.
