@@ -119,10 +119,15 @@ struct PostgresCommandTests {
                              "--lease-duration", "2", "--progress", "none"]
             let workers = try (0..<3).map { _ in try RederiveProcess.start(arguments, in: harness.directory) }
             let victim = workers[0]
+            // Killed once it committed and every worker joined its run: a worker that started later,
+            // as on a loaded machine, would find no live worker in that run and start a run of its own.
             var committed = 0
-            while committed == 0 && !victim.hasEnded {
+            var joined = 0
+            while (committed == 0 || joined < workers.count) && !victim.hasEnded {
                 try await Task.sleep(for: .milliseconds(100))
                 committed = Int(try server.psql(database, PostgresRunCounts.committed(byProcess: victim.child.pid))
+                    .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+                joined = Int(try server.psql(database, "SELECT count(*) FROM rederive_leases WHERE run_id IS NOT NULL")
                     .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
             }
             #expect(!victim.hasEnded, "the first worker ended before it could be killed")
