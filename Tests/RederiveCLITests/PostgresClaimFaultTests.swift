@@ -139,9 +139,10 @@ struct PostgresClaimFaultTests {
         }
     }
 
-    @Test func theFirstSignalEndsAWorkerCutOffInsideAClaim() async throws {
+    @Test(arguments: [ClaimFaultRun.Trap.claimPicking, .commit])
+    func theFirstSignalEndsAWorkerCutOff(inside trap: ClaimFaultRun.Trap) async throws {
         try await ClaimFaultRun.with(count: 250) { run, _ in
-            let session = try await run.catchInsideAClaim()
+            let session = try await run.catchVictim(trap)
             try run.cutOff(session)
             try await Task.sleep(for: .seconds(1))
             run.victim.interrupt()
@@ -157,7 +158,7 @@ struct PostgresClaimFaultTests {
 
 /// Two paced workers on two hosts deriving one run of a generated corpus: the victim (worker 1),
 /// which the tests cut off or whose session they end, and the survivor (worker 0).
-private struct ClaimFaultRun {
+struct ClaimFaultRun {
     let hosts: CrossHosts
     let network: NetworkNamespaces
     let database: String
@@ -218,12 +219,14 @@ private struct ClaimFaultRun {
     }
 
     /// A statement of the victim's that a test catches, by holding for a few seconds a lock it waits for.
-    struct Trap {
+    struct Trap: Sendable, CustomTestStringConvertible {
         /// What the test locks, as `LOCK TABLE` takes it.
         let lock: String
         /// The statements caught waiting for it, as patterns of `pg_stat_activity.query` (`LIKE`).
         let statements: [String]
         let what: String
+
+        var testDescription: String { what }
 
         /// A claim picking records, or freeing those of expired leases: before it locks any.
         static let claimPicking = Trap(

@@ -190,7 +190,9 @@ struct PostgresCommandTests {
         }
     }
 
-    @Test func aCommitAfterTheLeaseWasTakenOverIsSkipped() async throws {
+    /// A commit under a lease that was reaped throws, as the store contract says (the conformance
+    /// suite), and stores nothing: the records are the taker's.
+    @Test func aCommitAfterTheLeaseWasTakenOverStoresNothing() async throws {
         let fixture = try await PostgresClaimFixture(records: 5)
         let (store, pipeline, plan) = (fixture.store, fixture.pipeline, fixture.plan)
         defer { store.close() }
@@ -203,8 +205,8 @@ struct PostgresCommandTests {
         #expect(retaken.map(\.recordID) == claimed.map(\.recordID))
         let runID = try await store.startRun([], lease: taker).id
         let results = claimed.map { RecordResult(evaluating: $0, pipeline: pipeline, codec: .init()) }
-        let lateCounts = try await store.commit(results, plan: plan, runID: runID, lease: late)
-        #expect(lateCounts.skipped == 5 && lateCounts.total == 5)
+        let fenced = await #expect(throws: RederiveError.self) { _ = try await store.commit(results, plan: plan, runID: runID, lease: late) }
+        #expect(fenced?.code == .leaseLost)
         let counts = try await store.commit(results, plan: plan, runID: runID, lease: taker)
         #expect(counts.skipped == 0 && counts.derived + counts.failed == 5)
         await #expect(throws: RederiveError.self) { try await store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: late) }
