@@ -8,10 +8,11 @@ import Rederive
 ///
 /// A statement sent just before a network cut waits for its answer for ever: nothing reaches the
 /// client, neither the answer nor the server ending the session, until the link is back. A worker's
-/// claims and heartbeats therefore run on a connection that is closed here when they have not ended
-/// by a deadline, or, for claims, at once when their task is cancelled. Closed on this side, the
-/// connection fails its statement with an error and is dropped from the pool, and nothing that comes
-/// later from the server (a late answer, or the end of the session) reaches a statement still waiting.
+/// claims, heartbeats and commits therefore run on a connection that is closed here when they have
+/// not ended by a deadline, or once their task is cancelled (at once for claims and heartbeats, a
+/// few seconds later for commits). Closed on this side, the connection fails its statement with an
+/// error and is dropped from the pool, and nothing that comes later from the server (a late answer,
+/// or the end of the session) reaches a statement still waiting.
 extension PostgresStore {
     /// What a watched transaction does when its task is cancelled.
     enum CancelledTransaction: Sendable {
