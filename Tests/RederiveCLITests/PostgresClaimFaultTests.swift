@@ -49,6 +49,81 @@ struct PostgresClaimFaultTests {
         }
     }
 
+    /// Cut off while its commit waits for the server, a worker gets no answer: the commit may or may
+    /// not have been stored. It gives the commit up by its deadline, with its lease, and derives on
+    /// with a new one; the records' claims and stamps decide what is still to derive.
+    @Test func aWorkerCutInsideACommitRejoinsTheRun() async throws {
+        let sqliteValues = try await TestStore.sqlite.withHarness { harness in
+            _ = try await harness.rederive("generate", "--count", String(Self.count), "--seed", Self.seed, "--corrupt", "0.03")
+            _ = try await harness.rederive("run", "--progress", "none")
+            return try PostgresCommandTests.derivedValues(harness)
+        }
+        try await ClaimFaultRun.with { run, harness in
+            let session = try await run.catchVictim(.commit)
+            try run.cutOff(session)
+            try await PostgresCrossHostTests.waitUntil("the cut-off worker's lease is taken over", limit: .seconds(30), state: run.state) {
+                try run.leases()[run.victim.child.pid] == nil
+            }
+            try run.hosts.reconnect(worker: 1, run.victim)
+            // Its old lease is gone: a share of its own means a commit with a new lease.
+            try await PostgresCrossHostTests.waitUntil(
+                "the worker cut inside a commit commits with a new lease or ends", limit: Self.rejoinLimit, state: run.state
+            ) {
+                try run.victim.hasEnded || (run.leases()[run.victim.child.pid]?.done ?? 0) > 0
+            }
+            let returned = try await run.workers.finish(run.victim)
+            #expect(!returned.signaled && [0, 3].contains(returned.status), "\(returned.output) \(returned.errors)")
+            #expect(returned.errors.contains("a commit's outcome is unknown"), "\(returned.errors)")
+            let survived = try await run.workers.finish(run.survivor)
+            #expect(!survived.signaled && [0, 3].contains(survived.status), "\(survived.output) \(survived.errors)")
+            try run.expectEveryRecordCommittedOnce()
+            #expect(try PostgresCommandTests.derivedValues(harness, server: run.hosts.server) == sqliteValues)
+        }
+    }
+
+    /// A worker cut off while its claim holds the records it picked keeps them locked until the
+    /// server ends its session (30 s idle in its transaction); the claim then rolls back, and the
+    /// records are free again, behind the live workers' cursors. The live workers' next claims take
+    /// them, rather than the end of the run.
+    @Test func recordsLockedByACutOffClaimAreTakenByTheNextClaims() async throws {
+        let count = 800
+        try await ClaimFaultRun.with(count: count) { run, _ in
+            try run.server.psql(run.database, "CREATE EXTENSION IF NOT EXISTS pgrowlocks")
+            let session = try await run.catchVictim(.claimReading)
+            let locked = try run.records(lockedBy: session)
+            try #require(!locked.isEmpty, "the caught claim holds no record; \(run.state())")
+            // Cut, and left so: the victim's session stays on the server, and when it is back the
+            // victim would take its records itself, with a lease and a cursor of its own.
+            try run.hosts.cut(worker: 1, run.victim)
+            try await PostgresCrossHostTests.waitUntil("the server ends the cut-off claim's session", limit: .seconds(90), state: run.state) {
+                try !run.isRunning(session)
+            }
+            var left = count
+            let ids = locked.map(String.init).joined(separator: ",")
+            try await PostgresCrossHostTests.waitUntil("the records of the cut-off claim are committed", state: run.state) {
+                let rows = try run.server.psqlRows(run.database, """
+                    SELECT (SELECT count(*) FROM rederive_records WHERE record_id = ANY('{\(ids)}'::bigint[]) AND committed_run IS NULL),
+                        (SELECT count(*) FROM rederive_records WHERE committed_run IS NULL)
+                    """)
+                left = Int(rows.first?[1] ?? "") ?? count
+                return rows.first?[0] == "0"
+            }
+            #expect(left >= count / 4, "only \(left) of \(count) records were left when the cut-off claim's \(locked.count) were committed")
+            try run.hosts.reconnect(worker: 1, run.victim)
+            // Cut off for longer than its claims are tried again (one lease), the victim rejoins, or
+            // ends with the claim's error in one line.
+            let returned = try await run.workers.finish(run.victim)
+            let said = returned.errors.split(separator: "\n").last { $0.hasPrefix("rederive: ") } ?? ""
+            #expect(
+                !returned.signaled && ([0, 3].contains(returned.status) || (returned.status == 1 && said.hasPrefix("rederive: cannot claim records in "))),
+                "\(returned.output) \(returned.errors)"
+            )
+            let survived = try await run.workers.finish(run.survivor)
+            #expect(!survived.signaled && [0, 3].contains(survived.status), "\(survived.output) \(survived.errors)")
+            try run.expectEveryRecordCommittedOnce(count: count)
+        }
+    }
+
     @Test func aClaimWhoseSessionTheServerEndsIsTriedAgain() async throws {
         try await ClaimFaultRun.with(count: 250) { run, _ in
             let session = try await run.catchInsideAClaim()
@@ -64,9 +139,10 @@ struct PostgresClaimFaultTests {
         }
     }
 
-    @Test func theFirstSignalEndsAWorkerCutOffInsideAClaim() async throws {
+    @Test(arguments: [ClaimFaultRun.Trap.claimPicking, .commit])
+    func theFirstSignalEndsAWorkerCutOff(inside trap: ClaimFaultRun.Trap) async throws {
         try await ClaimFaultRun.with(count: 250) { run, _ in
-            let session = try await run.catchInsideAClaim()
+            let session = try await run.catchVictim(trap)
             try run.cutOff(session)
             try await Task.sleep(for: .seconds(1))
             run.victim.interrupt()
@@ -82,7 +158,7 @@ struct PostgresClaimFaultTests {
 
 /// Two paced workers on two hosts deriving one run of a generated corpus: the victim (worker 1),
 /// which the tests cut off or whose session they end, and the survivor (worker 0).
-private struct ClaimFaultRun {
+struct ClaimFaultRun {
     let hosts: CrossHosts
     let network: NetworkNamespaces
     let database: String
@@ -125,27 +201,16 @@ private struct ClaimFaultRun {
         }
     }
 
-    /// Per worker process with a lease: the records it committed, and those it holds claimed now.
-    func leases() throws -> [Int32: (done: Int, claimed: Int)] {
-        try server.psqlRows(database, """
-            SELECT l.process_id, (SELECT coalesce(sum(s.derived + s.unchanged + s.failed), 0) FROM rederive_run_shares s WHERE s.token = l.token),
-                (SELECT count(*) FROM rederive_records r WHERE r.claimed_by = l.token)
-            FROM rederive_leases l
-            """).reduce(into: [:]) { leases, row in
-            leases[Int32(row[0]) ?? 0] = (Int(row[1]) ?? 0, Int(row[2]) ?? 0)
-        }
+    /// What the server sees of the run, the victim's errors included.
+    var probe: SharedRunProbe {
+        SharedRunProbe(server: server, database: database, workers: [victim, survivor], watched: victim)
     }
 
+    /// Per worker process with a lease: the records it committed, and those it holds claimed now.
+    func leases() throws -> [Int32: (done: Int, claimed: Int)] { try probe.leases() }
+
     /// What the workers and their sessions are doing, for a test that waits in vain.
-    func state() -> String {
-        let sessions = try? server.psqlRows(database, """
-            SELECT pid, coalesce(host(client_addr), 'local'), state, coalesce(wait_event_type, ''), left(query, 40)
-            FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
-            """)
-        let running = [victim, survivor].map { "\($0.child.pid) \($0.hasEnded ? "ended" : "runs")" }
-        return "leases (pid: done, claimed): \((try? leases()).map { "\($0)" } ?? "?"); workers: \(running); sessions: \(sessions ?? []); "
-            + "victim's errors: \(victim.errorsSoFar().suffix(600))"
-    }
+    func state() -> String { probe.state() }
 
     /// The victim's session, caught waiting inside its claim statement.
     struct Session {
@@ -153,21 +218,54 @@ private struct ClaimFaultRun {
         let port: Int
     }
 
+    /// A statement of the victim's that a test catches, by holding for a few seconds a lock it waits for.
+    struct Trap: Sendable, CustomTestStringConvertible {
+        /// What the test locks, as `LOCK TABLE` takes it.
+        let lock: String
+        /// The statements caught waiting for it, as patterns of `pg_stat_activity.query` (`LIKE`).
+        let statements: [String]
+        let what: String
+
+        var testDescription: String { what }
+
+        /// A claim picking records, or freeing those of expired leases: before it locks any.
+        static let claimPicking = Trap(
+            lock: "rederive_records IN EXCLUSIVE MODE",
+            statements: ["WITH picked%", "UPDATE rederive_records r SET claimed_by = NULL FROM (%"], what: "inside a claim"
+        )
+        /// A claim reading the payloads of the records it picked: it holds their rows locked.
+        static let claimReading = Trap(
+            lock: "room_scans IN ACCESS EXCLUSIVE MODE", statements: ["%OVER (ORDER BY t.%"], what: "reading the payloads it claimed"
+        )
+        /// A commit adding its counts to the worker's share of the run, its last statement: it has
+        /// stored every value of its batch, and holds the batch's rows locked.
+        static let commit = Trap(
+            lock: "rederive_run_shares IN EXCLUSIVE MODE", statements: ["INSERT INTO rederive_run_shares%"], what: "inside a commit"
+        )
+    }
+
     /// Holds a lock that claims wait for, until the victim's claim (picking records, or freeing those
     /// of expired leases) waits for it; returns that session. The lock is let go a few seconds later, cut off or not.
     func catchInsideAClaim() async throws -> Session {
+        try await catchVictim(.claimPicking)
+    }
+
+    /// Holds the lock of `trap` until one of the victim's sessions waits for it in one of its
+    /// statements; returns that session. The lock is let go a few seconds later, cut off or not.
+    func catchVictim(_ trap: Trap) async throws -> Session {
         let address = network.workerAddress(1)
+        let statements = trap.statements.map { "query LIKE '\($0)'" }.joined(separator: " OR ")
         for _ in 0..<8 {
             let server = self.server
             let database = self.database
             let locker = Task.detached {
-                try server.psql(database, "BEGIN; LOCK TABLE rederive_records IN EXCLUSIVE MODE; SELECT pg_sleep(4); COMMIT")
+                try server.psql(database, "BEGIN; LOCK TABLE \(trap.lock); SELECT pg_sleep(4); COMMIT")
             }
             let deadline = ContinuousClock.now + .seconds(3)
             while ContinuousClock.now < deadline {
                 let rows = try server.psqlRows(database, """
                     SELECT pid, client_port FROM pg_stat_activity WHERE client_addr = '\(address)' AND wait_event_type = 'Lock'
-                    AND (query LIKE 'WITH picked%' OR query LIKE 'UPDATE rederive_records r SET claimed_by = NULL FROM (%')
+                    AND (\(statements))
                     """)
                 if let row = rows.first, let pid = Int(row[0]), let port = Int(row[1]) {
                     return Session(pid: pid, port: port)
@@ -176,7 +274,21 @@ private struct ClaimFaultRun {
             }
             _ = try await locker.value
         }
-        throw ProcessError("the victim was never caught inside a claim; \(state())")
+        throw ProcessError("the victim was never caught \(trap.what); \(state())")
+    }
+
+    /// The records whose rows `session` holds locked.
+    func records(lockedBy session: Session) throws -> [Int64] {
+        try server.psqlRows(database, """
+            SELECT r.record_id FROM rederive_records r JOIN pgrowlocks('rederive_records') l ON r.ctid = l.locked_row
+            WHERE \(session.pid) = ANY(l.pids)
+            """).compactMap { Int64($0[0]) }
+    }
+
+    /// Whether `session` still runs on the server.
+    func isRunning(_ session: Session) throws -> Bool {
+        try server.psql(database, "SELECT count(*) FROM pg_stat_activity WHERE pid = \(session.pid)")
+            .trimmingCharacters(in: .whitespacesAndNewlines) != "0"
     }
 
     /// Unplugs the victim, then ends its claiming session on the server and drops the server's end

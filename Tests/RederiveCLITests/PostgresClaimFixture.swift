@@ -11,16 +11,21 @@ struct PostgresClaimFixture {
     let pipeline = RoomScan.pipeline
     var plan: RunPlan { RunPlan(pipeline: pipeline) }
 
-    /// Records `scan-0`, `scan-1`, … of the payloads given.
-    init(holding payloads: [[UInt8]]) async throws {
-        store = try await PostgresStore(url: try PostgresServer.shared().makeDatabase())
+    /// Records `scan-0`, `scan-1`, … of the payloads given, in a new database of the shared cluster;
+    /// the store reaches it through the port given (a relay's), or directly.
+    init(holding payloads: [[UInt8]], port: Int? = nil) async throws {
+        var url = try PostgresServer.shared().makeDatabase()
+        if let port {
+            url = "postgres://postgres@127.0.0.1:\(port)/\(PostgresServer.databaseName(in: url))?sslmode=disable"
+        }
+        store = try await PostgresStore(url: url)
         try await store.prepare(pipeline)
         _ = try await store.importPayloads(payloads.enumerated().map { ("scan-\($0.offset)", $0.element) }, into: pipeline)
     }
 
-    /// `count` records of empty scans.
-    init(records count: Int) async throws {
-        try await self.init(holding: Array(repeating: Self.emptyScan, count: count))
+    /// `count` records of empty scans, reached through `port` when given.
+    init(records count: Int, port: Int? = nil) async throws {
+        try await self.init(holding: Array(repeating: Self.emptyScan, count: count), port: port)
     }
 
     func lease(_ processID: Int32, on host: String = "h", lasting duration: Duration = .seconds(30)) async throws -> WorkerLease {

@@ -45,25 +45,8 @@ struct PostgresCrossHostTests {
                              "--lease-duration", "2", "--progress", "none"]
             let started = try (0..<3).map { try workers.start(arguments, wrapper: hosts.wrapper(worker: $0), in: harness.directory) }
             let (victim, cutOff, survivor) = (started[0], started[1], started[2])
-            /// Per worker process with a lease: the records it committed, and those it holds claimed now.
-            func leases() throws -> [Int32: (done: Int, claimed: Int)] {
-                try server.psqlRows(database, """
-                    SELECT l.process_id, (SELECT coalesce(sum(s.derived + s.unchanged + s.failed), 0) FROM rederive_run_shares s WHERE s.token = l.token),
-                        (SELECT count(*) FROM rederive_records r WHERE r.claimed_by = l.token)
-                    FROM rederive_leases l
-                    """).reduce(into: [:]) { leases, row in
-                    leases[Int32(row[0]) ?? 0] = (Int(row[1]) ?? 0, Int(row[2]) ?? 0)
-                }
-            }
-            /// What the workers and their sessions are doing, for a test that waits in vain.
-            func state() -> String {
-                let sessions = try? server.psqlRows(database, """
-                    SELECT pid, coalesce(host(client_addr), 'local'), state, coalesce(wait_event_type, ''), pg_blocking_pids(pid), left(query, 50)
-                    FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
-                    """)
-                let running = started.map { "\($0.child.pid) \($0.hasEnded ? "ended" : "runs")" }
-                return "leases (pid: done, claimed): \((try? leases()).map { "\($0)" } ?? "?"); workers: \(running); sessions: \(sessions ?? [])"
-            }
+            let probe = SharedRunProbe(server: server, database: database, workers: started)
+            let (leases, state) = (probe.leases, probe.state)
             try await Self.waitUntil("every worker has committed a batch", state: state) {
                 let now = try leases()
                 return started.allSatisfy { now[$0.child.pid]?.done ?? 0 > 0 } || started.contains(where: \.hasEnded)

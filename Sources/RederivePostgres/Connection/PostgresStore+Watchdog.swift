@@ -8,49 +8,85 @@ import Rederive
 ///
 /// A statement sent just before a network cut waits for its answer for ever: nothing reaches the
 /// client, neither the answer nor the server ending the session, until the link is back. A worker's
-/// claims and heartbeats therefore run on a connection that is closed here when they have not ended
-/// by a deadline, or, for claims, at once when their task is cancelled. Closed on this side, the
-/// connection fails its statement with an error and is dropped from the pool, and nothing that comes
-/// later from the server (a late answer, or the end of the session) reaches a statement still waiting.
+/// claims, heartbeats and commits therefore run on a connection that is closed here when they have
+/// not ended by a deadline, or once their task is cancelled (at once for claims and heartbeats, a
+/// few seconds later for commits). Closed on this side, the connection fails its statement with an
+/// error and is dropped from the pool, and nothing that comes later from the server (a late answer,
+/// or the end of the session) reaches a statement still waiting.
 extension PostgresStore {
+    /// What a watched transaction does when its task is cancelled.
+    enum CancelledTransaction: Sendable {
+        /// Gives up on it at once: a claim or a heartbeat is of no use to a run that stops.
+        case giveUp
+        /// Lets it go on for at most this long: a run asked to stop still commits what it derived.
+        case waitAtMost(Duration)
+    }
+
     /// Runs `body` in one transaction, like ``transaction(_:snapshot:_:)``, giving up on it if it has
-    /// not ended within `limit`, or when the task is cancelled and `closingOnCancel`: its connection is
-    /// then closed, and the transaction left to end on its own (a connection closed under a waiting
-    /// statement does not always fail that statement). Throws ``ConnectionFault`` when the connection
-    /// failed (given up on, reset, or its session ended by the server): the transaction was rolled
-    /// back, or never committed, and may be tried again on another connection. A cancelled task gets
-    /// a `CancellationError`.
+    /// not ended within `limit`, or as `cancelled` says once the task is cancelled. Given up on, its
+    /// connection is closed, which fails the statement waiting on it and drops the connection from
+    /// the pool, and its task is cancelled, so that it never waits for a connection it no longer
+    /// needs: nothing given up on holds a connection of the pool. The transaction itself runs in a
+    /// task of its own, which a cancelled caller does not cancel: the pool gives a cancelled task no
+    /// connection.
+    ///
+    /// Throws ``ConnectionFault`` when the connection failed (given up on, reset, or its session
+    /// ended by the server): the transaction was rolled back, or never committed, unless the failure
+    /// came after its COMMIT was sent, which only the server knows. A cancelled task gets a
+    /// `CancellationError`.
     func watchedTransaction<T: Sendable>(
-        _ verb: String, within limit: Duration, closingOnCancel: Bool,
+        _ verb: String, within limit: Duration, cancelled: CancelledTransaction,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         let watch = TransactionWatch<T>()
         let client = self.client
         let logger = self.logger
+        let outage = self.outage
         let work = Task {
             let outcome: Result<T, any Error>
             do {
                 outcome = .success(try await client.withConnection { connection in
-                    watch.connected(connection)
-                    return try await Self.inTransaction(connection, logger: logger, body)
+                    guard watch.connected(connection) else {
+                        // Given up on before it began: closed, and given back to the pool only once
+                        // the pool knows it is, lest it hand a closed connection to the next transaction.
+                        try? await connection.close()
+                        throw CancellationError()
+                    }
+                    outage.connected()
+                    let result: Result<T, any Error>
+                    do {
+                        result = .success(try await Self.inTransaction(connection, logger: logger, body))
+                    } catch {
+                        result = .failure(error)
+                    }
+                    // Back in the pool, the connection may serve another transaction: from now on it is
+                    // never closed by this watch, and a connection it closed goes back closed.
+                    if watch.disconnected() { try? await connection.close() }
+                    return try result.get()
                 })
             } catch {
                 outcome = .failure(error)
             }
             watch.end(outcome)
         }
+        watch.giveUp = { work.cancel() }
         let timer = Task {
             do { try await Task.sleep(for: limit) } catch { return }
             watch.end(.failure(TransactionWatch<T>.Expired()))
         }
-        defer { timer.cancel() }
+        let cancellation = CancellationTimer()
+        defer {
+            timer.cancel()
+            cancellation.stop()
+        }
         let outcome = await withTaskCancellationHandler {
             await watch.outcome()
         } onCancel: {
-            if closingOnCancel {
+            switch cancelled {
+            case .giveUp:
                 watch.end(.failure(CancellationError()))
-            } else {
-                work.cancel()
+            case .waitAtMost(let grace):
+                cancellation.start(after: grace) { watch.end(.failure(TransactionWatch<T>.Expired())) }
             }
         }
         switch outcome {
@@ -70,7 +106,7 @@ extension PostgresStore {
 }
 
 /// How a watched transaction ended, told once: by the transaction, or by its deadline or
-/// cancellation, which close its connection.
+/// cancellation, which give it up: close its connection and cancel its task.
 private final class TransactionWatch<T: Sendable>: Sendable {
     struct Expired: Error {}
 
@@ -78,30 +114,58 @@ private final class TransactionWatch<T: Sendable>: Sendable {
         var connection: PostgresConnection?
         var outcome: Result<T, any Error>?
         var waiting: CheckedContinuation<Result<T, any Error>, Never>?
+        var giveUp: (@Sendable () -> Void)?
+        /// Whether giving up closed the connection.
+        var closed = false
     }
 
     private let state = Mutex<State>(State())
 
-    func connected(_ connection: PostgresConnection) {
-        let ended = state.withLock { state in
-            state.connection = connection
-            return state.outcome != nil
+    /// What else giving up does: cancel the transaction's task.
+    var giveUp: (@Sendable () -> Void)? {
+        get { state.withLock { $0.giveUp } }
+        set {
+            let ended = state.withLock { state in
+                state.giveUp = newValue
+                return state.outcome != nil
+            }
+            if ended { newValue?() }
         }
-        if ended { _ = connection.close() as EventLoopFuture<Void> }
+    }
+
+    /// Keeps the transaction's connection, to close it when the transaction is given up on; false
+    /// when it was given up on already (the caller closes it then).
+    func connected(_ connection: PostgresConnection) -> Bool {
+        state.withLock { state in
+            guard state.outcome == nil else { return false }
+            state.connection = connection
+            return true
+        }
+    }
+
+    /// Forgets the connection, once the transaction is done with it; whether giving up closed it.
+    func disconnected() -> Bool {
+        state.withLock { state in
+            state.connection = nil
+            return state.closed
+        }
     }
 
     /// Ends the watch with `outcome`, unless it has ended already; an outcome other than the
-    /// transaction's closes its connection.
+    /// transaction's gives the transaction up.
     func end(_ outcome: Result<T, any Error>) {
-        let (waiting, connection) = state.withLock { state -> (CheckedContinuation<Result<T, any Error>, Never>?, PostgresConnection?) in
-            guard state.outcome == nil else { return (nil, nil) }
+        let givingUp = if case .failure(let error) = outcome, error is Expired || error is CancellationError { true } else { false }
+        let (waiting, connection, giveUp) = state.withLock { state -> (CheckedContinuation<Result<T, any Error>, Never>?, PostgresConnection?, (@Sendable () -> Void)?) in
+            guard state.outcome == nil else { return (nil, nil, nil) }
             state.outcome = outcome
+            state.closed = givingUp && state.connection != nil
             defer { state.waiting = nil }
-            return (state.waiting, state.connection)
+            return (state.waiting, state.connection, state.giveUp)
         }
         waiting?.resume(returning: outcome)
-        if case .failure(let error) = outcome, error is Expired || error is CancellationError {
+        if givingUp {
             _ = connection?.close() as EventLoopFuture<Void>?
+            giveUp?()
         }
     }
 

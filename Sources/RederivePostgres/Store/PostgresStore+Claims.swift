@@ -53,10 +53,12 @@ extension PostgresStore {
             let position = claimPositions.withLock { $0[key] } ?? .after(nil)
             let outcome: ClaimOutcome
             do {
-                outcome = try await claimRetrying(plan, position, limit: limit, byteLimit: byteLimit, lease: lease)
+                let skipped = skippedRecords.withLock { $0[key] } ?? SkippedRecords()
+                outcome = try await claimRetrying(plan, position, skipped, limit: limit, byteLimit: byteLimit, lease: lease)
             } catch is CancellationError {
                 return []
             }
+            skippedRecords.withLock { $0[key] = outcome.skipped }
             if !outcome.records.isEmpty {
                 if case .after = position, let cursor = outcome.cursor { claimPositions.withLock { $0[key] = .after(cursor) } }
                 return outcome.records
@@ -87,19 +89,19 @@ extension PostgresStore {
         max(lease.duration, .seconds(5))
     }
 
-    /// ``claimOnce(_:_:limit:byteLimit:lease:)``, tried again, after a pause that doubles each time,
+    /// ``claimOnce(_:_:_:limit:byteLimit:lease:)``, tried again, after a pause that doubles each time,
     /// while its connection fails (reset, its session ended by the server, or no answer by the
     /// deadline) and no longer than the lease lasts since the first failure. A claim tried again
     /// first reads whether the lease is still held: when it was taken over meanwhile, the claim says so,
     /// and the run takes a new lease.
     private func claimRetrying(
-        _ plan: RunPlan, _ position: ClaimPosition, limit: Int, byteLimit: Int, lease: WorkerLease
+        _ plan: RunPlan, _ position: ClaimPosition, _ skipped: SkippedRecords, limit: Int, byteLimit: Int, lease: WorkerLease
     ) async throws -> ClaimOutcome {
         var pause = Duration.milliseconds(100)
         var failedSince: ContinuousClock.Instant?
         while true {
             do {
-                return try await claimOnce(plan, position, limit: limit, byteLimit: byteLimit, lease: lease)
+                return try await claimOnce(plan, position, skipped, limit: limit, byteLimit: byteLimit, lease: lease)
             } catch let fault as ConnectionFault {
                 let since = failedSince ?? .now
                 failedSince = since
@@ -119,19 +121,23 @@ extension PostgresStore {
         var heldByOthers: [Int64] = []
         /// Whether every record picked had been derived meanwhile and was given back: claim again.
         var retry = false
+        /// The stale records the claim's picks skipped, locked by another transaction: for the next claims.
+        var skipped = SkippedRecords()
     }
 
     /// One claiming transaction: checks the lease is still there, reaps expired ones when due, takes
-    /// over records whose lease is gone, marks up to `limit` records in all,
-    /// reads what deriving them needs (their payloads only when a processor that reads one may run),
-    /// and gives back those beyond `byteLimit`.
+    /// over records whose lease is gone, then records an earlier claim skipped that are free now,
+    /// marks up to `limit` records in all, notes the stale records its picks skipped (locked by a
+    /// transaction still open), reads what deriving them needs (their payloads only when a processor
+    /// that reads one may run), and gives back those beyond `byteLimit`.
     private func claimOnce(
-        _ plan: RunPlan, _ position: ClaimPosition, limit: Int, byteLimit: Int, lease: WorkerLease
+        _ plan: RunPlan, _ position: ClaimPosition, _ skipped: SkippedRecords, limit: Int, byteLimit: Int, lease: WorkerLease
     ) async throws -> ClaimOutcome {
+        if isAbandoned(lease) { throw leaseLost(lease) }
         let tables = PostgresPipelineTables(plan.pipeline)
         let reader = PostgresPendingReader(plan: plan, tables: tables, payloadColumn: try await payloadColumn(tables), statements: statements)
         let logger = self.logger
-        let outcome = try await watchedTransaction("claim records in", within: Self.claimDeadline(lease), closingOnCancel: true) { connection in
+        let outcome = try await watchedTransaction("claim records in", within: Self.claimDeadline(lease), cancelled: .giveUp) { connection in
             // Read, not renewed: the heartbeat renews. Writing the lease's row here would hold its lock
             // to the end of the claim, and this process's other claims, commits and heartbeat would
             // queue behind it.
@@ -151,16 +157,35 @@ extension PostgresStore {
                     }
                 }
             }
-            var ranged: [Int64] = []
-            if adopted.count < limit {
-                let free = Self.freePick(plan, position, limit: limit - adopted.count, lease: lease)
-                ranged = try await self.statements.run(free, on: connection, logger: logger).map { row in
+            // Then records an earlier claim skipped, locked then by a transaction that has ended since:
+            // a cut-off worker's claim, rolled back behind every cursor when the server ended its session.
+            let waiting = skipped.waiting
+            var retaken: [Int64] = []
+            if !waiting.isEmpty, adopted.count < limit {
+                let retake = Self.freePick(plan, .watching(waiting), limit: limit - adopted.count, lease: lease)
+                retaken = try await self.statements.run(retake, on: connection, logger: logger).map { row in
                     try row.makeRandomAccess()[0].decode(Int64.self)
                 }
             }
-            let locked = adopted + ranged
+            var ranged: [Int64] = []
+            var scanned: SkippedRecords.Scan?
+            let rangeLimit = limit - adopted.count - retaken.count
+            if rangeLimit > 0 {
+                let free = Self.freePick(plan, position, limit: rangeLimit, lease: lease)
+                ranged = try await self.statements.run(free, on: connection, logger: logger).map { row in
+                    try row.makeRandomAccess()[0].decode(Int64.self)
+                }
+                scanned = SkippedRecords.Scan(position, picked: ranged, limit: rangeLimit)
+            }
+            let stillSkipped = skipped.updated(
+                locked: try await Self.lockedByOthers(plan, among: waiting, scanned: scanned, lease, connection, logger)
+            )
+            let locked = adopted + retaken + ranged
             guard !locked.isEmpty else {
-                return ClaimOutcome(heldByOthers: try await Self.heldByOthers(plan, lease, connection, logger))
+                // Records locked by a transaction still open come free when it ends: wait for them as
+                // for those the others hold.
+                let held = try await Self.heldByOthers(plan, lease, connection, logger)
+                return ClaimOutcome(heldByOthers: held + stillSkipped.waiting, skipped: stillSkipped)
             }
             // Look again with a fresh snapshot: a commit by another worker that ended while this claim
             // waited for a record's lock is visible only now (PostgreSQL rechecks a locked row, not
@@ -188,14 +213,14 @@ extension PostgresStore {
                     """
                 try await connection.run(giveBack, logger: logger)
             }
-            guard !kept.isEmpty else { return ClaimOutcome(retry: true) }
+            guard !kept.isEmpty else { return ClaimOutcome(retry: true, skipped: stillSkipped) }
             // Past the last record kept of those after it, but never past one given back for want of
             // room, which may be a taken-over record behind it.
             var cursor = kept.map(\.recordID).filter(Set(ranged).contains).max()
             if let first = leftForRoom.min(), first - 1 < cursor ?? .max {
                 cursor = first - 1
             }
-            return ClaimOutcome(records: kept, cursor: cursor)
+            return ClaimOutcome(records: kept, cursor: cursor, skipped: stillSkipped)
         }
         return outcome
     }
@@ -225,6 +250,52 @@ extension PostgresStore {
             RETURNING r.record_id
             """
         return pick
+    }
+
+    /// The stale records among `ids`, and in the range a pick `scanned`, that no one has claimed and
+    /// that this claim did not pick: rows another transaction locks (a claim under way, or a claim
+    /// of a worker cut off, whose session the server has not ended yet), which picks skip. Their
+    /// claims are not visible until that transaction commits, and this claim's own picks read as
+    /// claimed already.
+    private static func lockedByOthers(
+        _ plan: RunPlan, among ids: [Int64], scanned: SkippedRecords.Scan?, _ lease: WorkerLease,
+        _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> [Int64] {
+        var found: [Int64] = []
+        let candidates = Array(Set(ids + (scanned?.ids ?? [])))
+        if !candidates.isEmpty {
+            found += try await unclaimedStale(plan, lease, connection, logger) { statement in
+                "r.record_id = ANY(\(statement.bind(candidates)))"
+            }
+        }
+        if let scanned, let range = scanned.range {
+            found += try await unclaimedStale(plan, lease, connection, logger) { statement in
+                var condition = "r.record_id > \(statement.bind(range.after ?? Int64.min))"
+                if let through = range.through { condition += " AND r.record_id <= \(statement.bind(through))" }
+                return condition
+            }
+        }
+        return found
+    }
+
+    /// The stale records of the plan's pipeline that match `where` and that no one claimed.
+    private static func unclaimedStale(
+        _ plan: RunPlan, _ lease: WorkerLease, _ connection: PostgresConnection, _ logger: Logger,
+        where range: (inout SQLStatement) -> String
+    ) async throws -> [Int64] {
+        var statement = SQLStatement()
+        let condition = staleCondition(plan, &statement)
+        let source = statement.bind(plan.pipeline.table)
+        let token = statement.bind(lease.token)
+        let matching = range(&statement)
+        statement.sql = """
+            SELECT r.record_id FROM rederive_records r
+            LEFT JOIN rederive_stamps s ON s.pipeline = \(condition.pipeline) AND s.record_id = r.record_id
+            WHERE r.source = \(source) AND r.claimed_by IS NULL AND \(matching)
+            AND coalesce(r.committed_run <> (SELECT l.run_id FROM rederive_leases l WHERE l.token = \(token)), true)
+            AND (\(condition.any))
+            """
+        return try await connection.run(statement, logger: logger).collect { try $0.decode(Int64.self) }
     }
 
     /// The tokens that records are claimed by and that no lease holds any more: a killed or cut-off

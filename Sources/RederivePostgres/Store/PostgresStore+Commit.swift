@@ -4,31 +4,64 @@ import PostgresNIO
 import Rederive
 import RederiveSQL
 
-/// Storing a batch of results in one transaction, fenced by the lease's claims and each record's generation.
+/// Storing a batch of results in one transaction, fenced by the lease and each record's generation.
 extension PostgresStore {
-    /// Commits in one transaction, fenced by the lease's token and each record's payload generation.
+    /// Commits in one transaction, fenced by the lease (still there, and this lease's claims) and each
+    /// record's payload generation.
+    ///
+    /// A commit that gets no answer within ``commitDeadline(_:)`` (the link to the server was cut, say)
+    /// is given up on, as is one whose connection fails: what became of it only the server knows, so
+    /// it counts neither as committed nor as failed. The lease is given up with it, and the commit
+    /// throws `leaseLost`: the run takes a new lease and derives on, the records the given-up commit
+    /// did not store stay claimed by the old lease and are taken over once it expires, and the
+    /// records' stamps say what is still stale.
     public func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> RunCounts {
         guard !results.isEmpty else { return RunCounts() }
         // Values are written by position: a result with too few or too many is refused whole, as on SQLite.
         if let error = results.lazy.compactMap({ $0.valueCountError(in: plan.pipeline) }).first {
             throw error
         }
+        if let lease, isAbandoned(lease) { throw leaseLost(lease) }
         let tables = PostgresPipelineTables(plan.pipeline)
         let logger = self.logger
-        return try await transaction("commit to") { connection in
-            // The records' claims are the fence: the lease's row is not touched, so that commits never
-            // wait for this process's heartbeat, nor it for them.
-            let accepted = try await self.accept(results, tables, runID: runID, lease: lease, connection, logger)
-            var counts = RunCounts()
-            counts.skipped = results.count - accepted.count
-            let kept = results.filter { accepted.contains($0.recordID) }
-            if !kept.isEmpty {
-                let writer = PostgresBatchWriter(tables: tables, runID: runID, statements: self.statements)
-                try await writer.store(kept, connection, logger, into: &counts)
+        let deadline = Self.commitDeadline(lease)
+        do {
+            return try await watchedTransaction("commit to", within: deadline, cancelled: .waitAtMost(Self.cancelledStatementLimit)) { connection in
+                if let lease {
+                    // The lease's row, locked for key share: a commit waits for no heartbeat (which
+                    // updates other columns), and no one reaps the lease until the commit has ended.
+                    guard try await Self.holdsForCommit(lease, connection, logger) else { throw self.leaseLost(lease) }
+                }
+                let accepted = try await self.accept(results, tables, runID: runID, lease: lease, connection, logger)
+                var counts = RunCounts()
+                counts.skipped = results.count - accepted.count
+                let kept = results.filter { accepted.contains($0.recordID) }
+                if !kept.isEmpty {
+                    let writer = PostgresBatchWriter(tables: tables, runID: runID, statements: self.statements)
+                    try await writer.store(kept, connection, logger, into: &counts)
+                }
+                try await self.count(counts, runID: runID, lease: lease, connection, logger)
+                return counts
             }
-            try await self.count(counts, runID: runID, lease: lease, connection, logger)
-            return counts
+        } catch let fault as ConnectionFault {
+            guard let lease else { throw fault.error }
+            abandon(lease)
+            logger.warning("a commit's outcome is unknown; giving up its lease and deriving on with a new one", metadata: [
+                "error": "\(fault.error)", "records": "\(results.count)",
+            ])
+            throw RederiveError(
+                .leaseLost,
+                "\(fault.error); what became of that commit is unknown, so the lease of \(lease.worker.description) is given up "
+                    + "and the records it did not store are taken over"
+            )
         }
+    }
+
+    /// The longest a commit may wait for the server before it is given up: twice the lease, 10 s at
+    /// least, so that a slow commit on a live link is rarely given up, while a commit cut off from the
+    /// server ends within a bounded time.
+    static func commitDeadline(_ lease: WorkerLease?) -> Duration {
+        max((lease?.duration ?? .seconds(15)) * 2, .seconds(10))
     }
 
     /// Adds a commit's counts to the run: to the lease's own share of it, so that concurrent workers

@@ -30,14 +30,15 @@ extension PostgresStore {
         return .acquired(WorkerLease(worker: worker, token: token, duration: duration))
     }
 
-    /// Renews on a watched connection (`watchedTransaction(_:within:closingOnCancel:_:)`): a renewal cut
+    /// Renews on a watched connection (`watchedTransaction(_:within:cancelled:_:)`): a renewal cut
     /// off from the server ends by the lease's expiry, and at once when the run ends, rather than
     /// hold the run open for ever.
     public func renewLease(_ lease: WorkerLease) async throws {
+        if isAbandoned(lease) { throw leaseLost(lease) }
         let logger = self.logger
         let renewed: Bool
         do {
-            renewed = try await watchedTransaction("renew the lease on", within: lease.duration, closingOnCancel: true) { connection in
+            renewed = try await watchedTransaction("renew the lease on", within: lease.duration, cancelled: .giveUp) { connection in
                 try await Self.renew(lease, connection, logger)
             }
         } catch let fault as ConnectionFault {
@@ -51,6 +52,9 @@ extension PostgresStore {
     public func releaseLease(_ lease: WorkerLease) async throws {
         claimPositions.withLock { positions in
             positions = positions.filter { $0.key.token != lease.token }
+        }
+        skippedRecords.withLock { skipped in
+            skipped = skipped.filter { $0.key.token != lease.token }
         }
         let logger = self.logger
         try await transaction("release the lease on") { connection in
@@ -84,6 +88,28 @@ extension PostgresStore {
         var statement = SQLStatement()
         statement.sql = "SELECT count(*) FROM rederive_leases WHERE token = \(statement.bind(lease.token))"
         return try await connection.count(statement, logger: logger) > 0
+    }
+
+    /// Whether the lease is still there, locking its row for key share until the transaction ends:
+    /// a heartbeat (which writes other columns) goes on beside it, but no one deletes the lease
+    /// meanwhile. A commit checks its lease so: one whose lease was reaped stores nothing, even
+    /// before another lease takes its records over.
+    static func holdsForCommit(_ lease: WorkerLease, _ connection: PostgresConnection, _ logger: Logger) async throws -> Bool {
+        var statement = SQLStatement()
+        statement.sql = "SELECT count(*) FROM (SELECT 1 FROM rederive_leases WHERE token = \(statement.bind(lease.token)) FOR KEY SHARE) l"
+        return try await connection.count(statement, logger: logger) > 0
+    }
+
+    /// Gives the lease up in this process: it is renewed no more, and claims and commits under it
+    /// throw `leaseLost`, so that the run takes a new one. Its row stays until it expires; what it
+    /// holds is then taken over, as a dead worker's is.
+    func abandon(_ lease: WorkerLease) {
+        _ = abandonedLeases.withLock { $0.insert(lease.token) }
+    }
+
+    /// Whether this process gave the lease up (``abandon(_:)``).
+    func isAbandoned(_ lease: WorkerLease) -> Bool {
+        abandonedLeases.withLock { $0.contains(lease.token) }
     }
 
     /// Deletes the expired leases, and those of processes of this host that no longer run (see

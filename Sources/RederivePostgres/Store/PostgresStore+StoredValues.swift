@@ -81,7 +81,8 @@ extension PostgresStore: StoredValueReading, VerificationSource {
             try await connection.run(statement, logger: logger).collect { row in
                 let cells = row.makeRandomAccess()
                 let present = try cells[4].decode(Bool.self)
-                let flat = present ? try Self.values(cells, from: 5, pipeline.outputColumns) : pipeline.outputColumns.map(\.defaultValue)
+                // Without a row of derived values every column reads NULL, whatever its default, as on every store.
+                let flat = present ? try Self.values(cells, from: 5, pipeline.outputColumns) : pipeline.outputColumns.map { _ in .null }
                 var next = flat.makeIterator()
                 let stamps = try PostgresStamp.entries(cells[3].decode(String?.self))
                 return StoredRecord(

@@ -29,8 +29,13 @@ public final class PostgresStore: Sendable {
     /// Where this process's claims of each pipeline stand, by lease token and pipeline name; none
     /// when the next claim starts from the first id.
     let claimPositions = Mutex<[ClaimPositionKey: ClaimPosition]>([:])
+    /// The stale records this process's claims of each pipeline skipped, locked by another
+    /// transaction, by lease token and pipeline name: its next claims look at them again.
+    let skippedRecords = Mutex<[ClaimPositionKey: SkippedRecords]>([:])
     /// The claiming and committing statements, prepared once per connection.
     let statements = PreparedStatements()
+    /// The tokens of leases this process gave up, after a commit whose outcome it cannot know.
+    let abandonedLeases = Mutex<Set<String>>([])
     /// When this process's claims last reaped expired leases.
     let lastReaped = Mutex<ContinuousClock.Instant?>(nil)
     /// What each pipeline's payload column holds, by table name.
@@ -112,14 +117,17 @@ public final class PostgresStore: Sendable {
 
     /// What every session of rederive's sets on the server. A worker cut off from the network in the
     /// middle of a transaction would hold its locks until the server noticed, two hours by TCP's
-    /// defaults: the server ends such a session after 30 s idle in its transaction, and finds a dead
-    /// peer by keepalive within about 30 s, so that its locks are released and its records taken over.
+    /// defaults: the server ends such a session after 30 s idle in its transaction, finds a dead
+    /// peer by keepalive within about 30 s, and gives up sending to one (a claim's payloads, say)
+    /// after 30 s without an acknowledgement, so that its locks are released and its records taken
+    /// over. A server whose system has no such settings says so in its log and goes on without.
     /// Prepared statements are planned for each call's values (``PreparedStatements``).
     static let sessionSettings: [(String, String)] = [
         ("idle_in_transaction_session_timeout", "30s"),
         ("tcp_keepalives_idle", "15"),
         ("tcp_keepalives_interval", "5"),
         ("tcp_keepalives_count", "3"),
+        ("tcp_user_timeout", "30000"),
         ("application_name", "rederive"),
         ("plan_cache_mode", "force_custom_plan"),
     ]

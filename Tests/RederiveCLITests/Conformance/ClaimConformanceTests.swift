@@ -96,9 +96,8 @@ struct ClaimConformanceTests {
         }
     }
 
-    /// Not yet on PostgreSQL: its commits are fenced by the records' claim marks, which stay until
-    /// another lease claims them, so a commit right after its lease was reaped is still accepted.
-    @Test(arguments: StoreUnderTest.allButPostgres)
+    /// Right after its lease was reaped, before another lease claimed its records, a commit stores nothing.
+    @Test(arguments: StoreUnderTest.all)
     func aCommitUnderALeaseTakenOverThrowsAndStoresNothing(kind: StoreUnderTest) async throws {
         try await StoreFixture.with(kind) { fixture in
             let conformance = ConformancePipeline()

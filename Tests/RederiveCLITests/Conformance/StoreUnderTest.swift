@@ -32,12 +32,6 @@ struct StoreUnderTest: Sendable, CustomTestStringConvertible {
         return stores
     }
 
-    /// Every store but PostgreSQL, for the checks PostgreSQL is known to fail today, each named with
-    /// its reason where it is used; they are open work, not accepted behaviour.
-    static var allButPostgres: [StoreUnderTest] {
-        all.filter { $0.name != "PostgreSQL" }
-    }
-
     static let sqlite = StoreUnderTest(name: "SQLite") {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rederive-conformance-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

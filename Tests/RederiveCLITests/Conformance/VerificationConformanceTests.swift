@@ -6,9 +6,7 @@ import Testing
 /// every processor's values and stamps, in id order, and what a pipeline still needs prepared.
 @Suite("Store conformance: verification inputs and stored values", .timeLimit(.minutes(5)))
 struct VerificationConformanceTests {
-    /// Not yet on PostgreSQL: a record without a row of derived values reads its columns' declared
-    /// defaults there, and NULL on the other stores.
-    @Test(arguments: StoreUnderTest.allButPostgres)
+    @Test(arguments: StoreUnderTest.all)
     func recordsAreHandedOutAsStored(kind: StoreUnderTest) async throws {
         try await StoreFixture.with(kind) { fixture in
             let pipeline = ConformancePipeline().pipeline

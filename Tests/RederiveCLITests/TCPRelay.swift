@@ -1,0 +1,150 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// A TCP relay on loopback between a client in the test process and a server, that a test can cut
+/// as one pulls a cable: while cut, no byte moves either way and no connection opens or closes on
+/// the other side; once plugged back, what was held goes through, closes included. It lets a test
+/// cut off a store of its own process, where network namespaces cut off whole processes.
+///
+/// One thread moves the bytes of every connection (poll), whatever their number.
+final class TCPRelay: Sendable {
+    /// The port clients connect to, on 127.0.0.1.
+    let port: Int
+    private let target: Int
+    private let listener: Int32
+    private let state = Mutex(State())
+    private let finished = Mutex<Bool>(false)
+
+    private struct State {
+        var cut = false
+        var stopped = false
+        /// Connections the relay opened to the server, and how many of them are closed.
+        var opened = 0
+    }
+
+    /// Listens on a free port of 127.0.0.1, relaying each connection to `targetPort` there.
+    init(to targetPort: Int) throws {
+        let listening = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard listening >= 0 else { throw RelayError("cannot create a socket: errno \(errno)") }
+        var address = Self.loopback(port: 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listening, $0, length) == 0 && listen(listening, 64) == 0 && getsockname(listening, $0, &length) == 0
+            }
+        }
+        guard bound else {
+            close(listening)
+            throw RelayError("cannot listen on loopback: errno \(errno)")
+        }
+        target = targetPort
+        listener = listening
+        port = Int(UInt16(bigEndian: address.sin_port))
+        let thread = Thread { [self] in relay() }
+        thread.name = "tcp relay"
+        thread.start()
+    }
+
+    /// Stops moving bytes, either way, and opening or closing connections on the other side.
+    func cut() { state.withLock { $0.cut = true } }
+
+    /// Moves bytes again, the held ones first.
+    func reconnect() { state.withLock { $0.cut = false } }
+
+    /// How many connections to the server the relay has opened.
+    var connectionsOpened: Int { state.withLock { $0.opened } }
+
+    /// Closes every connection and the listener; waits for the relay's thread to end.
+    func stop() {
+        state.withLock { $0.stopped = true }
+        while !finished.withLock({ $0 }) { usleep(10_000) }
+    }
+
+    private static func loopback(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return address
+    }
+
+    /// The relay's loop: accepts, connects, and copies while not cut, until stopped.
+    private func relay() {
+        // Each pair: the client's socket and the server's.
+        var pairs: [(client: Int32, server: Int32)] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        defer {
+            for pair in pairs {
+                close(pair.client)
+                close(pair.server)
+            }
+            close(listener)
+            finished.withLock { $0 = true }
+        }
+        while true {
+            let (cut, stopped) = state.withLock { ($0.cut, $0.stopped) }
+            if stopped { return }
+            if cut {
+                usleep(20_000)
+                continue
+            }
+            var polled = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
+            for pair in pairs {
+                polled.append(pollfd(fd: pair.client, events: Int16(POLLIN), revents: 0))
+                polled.append(pollfd(fd: pair.server, events: Int16(POLLIN), revents: 0))
+            }
+            guard poll(&polled, nfds_t(polled.count), 20) > 0 else { continue }
+            // Bytes may have come before the cut: they wait for the link too.
+            if state.withLock({ $0.cut }) { continue }
+            var ended: Set<Int> = []
+            for (index, pair) in pairs.enumerated() {
+                for (from, to, slot) in [(pair.client, pair.server, 1 + 2 * index), (pair.server, pair.client, 2 + 2 * index)]
+                where polled[slot].revents != 0 {
+                    let count = read(from, &buffer, buffer.count)
+                    if count <= 0 || !Self.writeAll(to, buffer, count) { ended.insert(index) }
+                }
+            }
+            for index in ended.sorted(by: >) {
+                // Closed on one side: closed on the other, at once, as the peer would see it.
+                close(pairs[index].client)
+                close(pairs[index].server)
+                pairs.remove(at: index)
+            }
+            if polled[0].revents & Int16(POLLIN) != 0 {
+                let client = accept(listener, nil, nil)
+                guard client >= 0 else { continue }
+                let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                var address = Self.loopback(port: target)
+                let connected = withUnsafeMutablePointer(to: &address) { pointer in
+                    pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                    }
+                }
+                if connected {
+                    pairs.append((client, server))
+                    state.withLock { $0.opened += 1 }
+                } else {
+                    close(client)
+                    close(server)
+                }
+            }
+        }
+    }
+
+    /// Writes `count` bytes of `buffer` to `socket`, all of them; false when the socket is closed.
+    private static func writeAll(_ socket: Int32, _ buffer: [UInt8], _ count: Int) -> Bool {
+        var written = 0
+        while written < count {
+            let result = buffer.withUnsafeBytes { send(socket, $0.baseAddress! + written, count - written, Int32(MSG_NOSIGNAL)) }
+            if result <= 0 { return false }
+            written += result
+        }
+        return true
+    }
+
+    struct RelayError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+}
