@@ -46,6 +46,8 @@ public struct Pipeline: Sendable {
     /// Which processors read which, and an order with every processor after its inputs.
     let graph: ProcessorGraph
     let evaluator: Evaluator
+    /// The projection of an inflated payload: decoded, then encoded by the pipeline's ``Projection``.
+    let project: (@Sendable ([UInt8]) throws -> [UInt8])?
 
     /// A pipeline whose payload decodes with the given function.
     public init<Payload: Sendable>(
@@ -68,6 +70,11 @@ public struct Pipeline: Sendable {
         self.processors = processors.map(\.descriptor)
         self.graph = ProcessorGraph(self.processors)
         self.projectionVersion = projection?.version
+        if let projection {
+            self.project = { @Sendable (json: [UInt8]) throws -> [UInt8] in try projection.encode(try decode(json)) }
+        } else {
+            self.project = nil
+        }
         self.evaluator = Evaluator(decode: decode, projection: projection, processors: processors, graph: graph)
     }
 

@@ -95,6 +95,14 @@ extension VerifyCommand: ExampleCommand {
     static let examples = [
         HelpExample(purpose: "Check the stored values of 1,000 records at random:", arguments: "verify --db rooms.sqlite --sample 1000"),
         HelpExample(purpose: "Check every record of a restored backup:", arguments: "verify --db restored.sqlite --all"),
+        HelpExample(purpose: "Check 500 stored projections against their payloads:", arguments: "verify --db rooms.sqlite --projections --sample 500"),
+    ]
+}
+
+extension ProjectionsCommand: ExampleCommand {
+    static let examples = [
+        HelpExample(purpose: "How many records have a current projection:", arguments: "projections --db rooms.sqlite"),
+        HelpExample(purpose: "Drop every projection; the next run writes them again:", arguments: "projections --db rooms.sqlite --drop"),
     ]
 }
 
