@@ -42,14 +42,19 @@ public struct Projection<Payload: Sendable>: Sendable {
 }
 
 extension Projection where Payload: Codable {
-    /// A `Codable` input kept as compact JSON (`JSONEncoder`, `JSONDecoder`), which gives back every
+    /// A `Codable` input kept as compact JSON (`JSONEncoder` with sorted keys, `JSONDecoder`), which gives back every
     /// string and finite number exactly. A value JSON cannot hold (a NaN or an infinity) leaves that
     /// record without a projection, derived from its payload as before. An encode and decode pair
     /// of a fixed binary layout decodes faster (BENCHMARKS.md).
     public static func codable(version: Int) -> Projection {
         Projection(
             version: version,
-            encode: { payload in Array(try JSONEncoder().encode(payload)) },
+            encode: { payload in
+                // Sorted keys: the same payload always gives the same bytes, which verify --projections compares.
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]
+                return Array(try encoder.encode(payload))
+            },
             decode: { bytes in try JSONDecoder().decode(Payload.self, from: Data(bytes)) }
         )
     }

@@ -95,7 +95,6 @@ extension VerifyCommand: ExampleCommand {
     static let examples = [
         HelpExample(purpose: "Check the stored values of 1,000 records at random:", arguments: "verify --db rooms.sqlite --sample 1000"),
         HelpExample(purpose: "Check every record of a restored backup:", arguments: "verify --db restored.sqlite --all"),
-        HelpExample(purpose: "Check 500 stored projections against their payloads:", arguments: "verify --db rooms.sqlite --projections --sample 500"),
     ]
 }
 
