@@ -39,19 +39,27 @@ struct PendingReader {
             // A current projection serves the payload processors instead of the payload.
             var projection: StoredProjection?
             var fallback: ProjectionFallback?
+            var generation: Int64 = 0
             if pick.readsPayload, let projections {
                 switch try projections.read(pick.recordID) {
                 case nil: continue  // deleted since it was picked
-                case .current(let current, _)?: projection = current
+                case .current(let current, let currentGeneration)?:
+                    projection = current
+                    generation = currentGeneration
                 case .fallback(let reason)?: fallback = reason
                 }
             }
             let readsPayload = pick.readsPayload && projection == nil
-            let cursor = try Row.fetchCursor(readsPayload ? withPayload : withoutPayload, arguments: [plan.pipeline.table, pick.recordID])
-            // A record deleted since it was picked is simply gone.
-            guard let row = try cursor.next() else { continue }
-            let payload = readsPayload ? SQLiteStore.payloadBytes(row, at: 1) : nil
-            let generation: Int64 = row[0]
+            var payload: [UInt8]?
+            // The projection's read gave the generation: the table's triggers keep `rederive_records`
+            // and the table together, so the record is there (as ``PayloadFreeRead`` relies on).
+            if projection == nil {
+                let cursor = try Row.fetchCursor(readsPayload ? withPayload : withoutPayload, arguments: [plan.pipeline.table, pick.recordID])
+                // A record deleted since it was picked is simply gone.
+                guard let row = try cursor.next() else { continue }
+                payload = readsPayload ? SQLiteStore.payloadBytes(row, at: 1) : nil
+                generation = row[0]
+            }
             bytes += payload?.count ?? 0
             let stored = if let storedValues, plan.needsStoredValues(stale: pick.staleProcessors) {
                 try values(of: inputs, pick.recordID, storedValues)
