@@ -20,11 +20,11 @@ struct ProjectionKillTests {
         )
         try #require(generated.status == 0, "\(generated.errors)")
 
-        // Slowed down so that it is killed mid-run, after a few commits.
+        // Slowed down to 20 s for the corpus, so that it is killed mid-run after a few commits even on a loaded machine.
         let killed = try RederiveProcess.start(
-            ["run", "--db", database, "--max-rate", "40", "--batch-size", "10", "--progress", "json"], in: directory
+            ["run", "--db", database, "--max-rate", "15", "--batch-size", "10", "--progress", "json"], in: directory
         )
-        _ = try await killed.waitForOutput { $0.components(separatedBy: "\"event\":\"progress\"").count > 3 }
+        _ = try await killed.waitForOutput { $0.components(separatedBy: "\"event\":\"progress\"").count > 2 }
         // Another program replaces payloads while the run derives: some were committed, some in flight.
         let generator = RoomScanGenerator(seed: 99)
         let queue = try DatabaseQueue(path: database)
@@ -36,7 +36,7 @@ struct ProjectionKillTests {
                 )
             }
         }
-        _ = try await killed.waitForOutput { $0.components(separatedBy: "\"event\":\"progress\"").count > 6 }
+        _ = try await killed.waitForOutput { $0.components(separatedBy: "\"event\":\"progress\"").count > 4 }
         killed.kill()
         let outcome = try await killed.wait()
         #expect(outcome.signaled && outcome.status == SIGKILL, "\(outcome.status): \(outcome.errors)")
