@@ -8,7 +8,9 @@
 //                                                `fresh` gives every payload a codec of its own, as
 //                                                before workers reused their decompressor and buffer
 //   rederive-floor prepare DB LAYOUT             create the RoomScan schema in LAYOUT (inline|companion)
-//   rederive-floor run DB LAYOUT PARALLEL        rederive's Runner with RoomScan.pipeline(layout: LAYOUT)
+//   rederive-floor run DB LAYOUT PARALLEL [noprojection]
+//                                                rederive's Runner with RoomScan.pipeline(layout: LAYOUT);
+//                                                `noprojection` without its projection (before issue 24)
 //   rederive-floor invalidate DB LAYOUT NAME     mark every record stale for processor NAME
 //   rederive-floor seed DB                       the pattern apps start with: fetch every record,
 //                                                inflate with zlib, decode with JSONDecoder, derive the
@@ -26,6 +28,15 @@ import Synchronization
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("rederive-floor: \(message)\n".utf8))
     exit(2)
+}
+
+/// RoomScan's pipeline as it was before it declared a projection: it writes and reads none.
+func withoutProjection(_ pipeline: Pipeline) -> Pipeline {
+    Pipeline(
+        name: pipeline.name, table: pipeline.table, idColumn: pipeline.idColumn, keyColumn: pipeline.keyColumn,
+        payloadColumn: pipeline.payloadColumn, layout: pipeline.layout, decode: { json in try CapturedRoom(json: json) },
+        processors: RoomScan.processors
+    )
 }
 
 func pipeline(_ layout: String) -> Pipeline {
@@ -146,7 +157,9 @@ case "prepare":
 case "run":
     guard rest.count >= 3, let parallel = Int(rest[2]), parallel > 0 else { fail("run DB LAYOUT PARALLEL") }
     let store = try SQLiteStore(path: rest[0])
-    let runner = Runner(store: store, pipelines: [pipeline(rest[1])], configuration: .init(parallelism: parallel))
+    // `noprojection`: RoomScan's processors in a pipeline that keeps no projection, as before issue 24.
+    let chosen = rest.count > 3 && rest[3] == "noprojection" ? withoutProjection(pipeline(rest[1])) : pipeline(rest[1])
+    let runner = Runner(store: store, pipelines: [chosen], configuration: .init(parallelism: parallel))
     let summary = try await runner.run()
     let counts = summary.counts
     let seconds = summary.elapsed / .seconds(1)

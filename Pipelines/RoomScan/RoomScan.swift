@@ -65,6 +65,13 @@ public enum RoomScan {
         try RoomType.classify(floorArea: area, objectCategories: categories, sectionLabels: labels)
     }
 
+    /// What the processors read of a payload, kept beside their values in a fixed binary layout
+    /// (``CapturedRoom/projectionBytes``): a bump of a processor that reads the payload derives from
+    /// it without inflating the payload. Bump the version whenever the decoder or the layout changes.
+    public static let projection = Projection<CapturedRoom>(
+        version: 1, encode: { room in room.projectionBytes }, decode: { bytes in try CapturedRoom(projection: bytes) }
+    )
+
     /// Every processor of the pipeline, in column order.
     public static let processors = [floorArea, elementCounts, wallMetrics, objectCategories, sectionLabels, roomType]
 
@@ -81,6 +88,7 @@ public enum RoomScan {
             payloadColumn: "payload",
             layout: layout,
             decode: { json in try CapturedRoom(json: json) },
+            projection: projection,
             processors: processors
         )
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Rederive
+import RederiveCodec
 
 /// Everything a ``MemoryStore`` holds, changed only under its lock: each store operation is one
 /// transaction over this value, as each is one transaction on SQLite.
@@ -26,6 +27,8 @@ struct MemoryState {
     var claimCursors: [ClaimKey: Int64] = [:]
     /// The next payload generation handed out: every payload written gets a new one.
     var nextGeneration: Int64 = 1
+    /// The projections of pipelines that declare one, by pipeline and record.
+    var projections: [ProjectionKey: MemoryProjection] = [:]
 
     /// The run with this id, by position.
     func runIndex(_ id: Int64) -> Int? {
@@ -196,6 +199,30 @@ struct MemoryReplaced {
     let stamp: MemoryStamp?
     /// The processor's values before the run, by column.
     let values: [String: DerivedValue]
+}
+
+/// Whose projection: a pipeline's, of one record.
+struct ProjectionKey: Hashable {
+    let pipeline: String
+    let recordID: Int64
+}
+
+/// A stored projection, as the SQLite store keeps one: the payload generation and projection version
+/// that wrote it, its checksum, and the digest of its payload.
+struct MemoryProjection {
+    let generation: Int64
+    let version: Int
+    let checksum: Int64
+    let payloadDigest: Int64
+    let bytes: [UInt8]
+
+    /// Whether it serves a record of `generation` for projection version `version`, or why not.
+    func fallback(generation current: Int64, version wanted: Int) -> ProjectionFallback? {
+        if generation != current { return .payloadChanged }
+        if version != wanted { return .versionChanged }
+        if PayloadCodec.digest(bytes) != checksum { return .checksumMismatch }
+        return nil
+    }
 }
 
 /// Which lease's claims of which pipeline a cursor belongs to.

@@ -1,5 +1,6 @@
 import Foundation
 import Rederive
+import RederiveCodec
 import Synchronization
 
 /// Storing a batch of results in one transaction, fenced by the lease and each record's generation.
@@ -55,6 +56,12 @@ extension MemoryStore {
             return
         }
         state.tables[table]?.records[result.recordID]?.committedRun = runID
+        if let projection = result.projection, let version = pipeline.projectionVersion {
+            state.projections[ProjectionKey(pipeline: pipeline.name, recordID: result.recordID)] = MemoryProjection(
+                generation: result.generation, version: version, checksum: PayloadCodec.digest(projection),
+                payloadDigest: result.payloadDigest, bytes: projection
+            )
+        }
         let processors = pipeline.processors
         let (derived, values, failures) = result.committable
         for failure in failures {

@@ -81,6 +81,7 @@ extension MemoryStore: StoreAdministration {
             state.stamps = state.stamps.filter { $0.key.pipeline != pipeline.name }
             state.failures = state.failures.filter { $0.key.pipeline != pipeline.name }
             state.replaced = state.replaced.filter { $0.key.pipeline != pipeline.name }
+            state.projections = state.projections.filter { $0.key.pipeline != pipeline.name }
             let name = Self.destinationName(of: pipeline)
             let columns = pipeline.outputColumns
             for id in state.destinations[name]?.rows.keys.map({ $0 }) ?? [] {

@@ -113,12 +113,25 @@ extension MemoryState {
         for index in plan.dependents {
             if let digest = currentStamp(pipeline, index, id)?.inputsDigest { digests[index] = digest }
         }
+        // A current projection serves the payload processors instead of the payload.
+        var projection: StoredProjection?
+        var fallback: ProjectionFallback?
+        if readsPayload, plan.readsProjections, let version = pipeline.projectionVersion {
+            if let stored = projections[ProjectionKey(pipeline: pipeline.name, recordID: id)] {
+                fallback = stored.fallback(generation: record.generation, version: version)
+                if fallback == nil { projection = StoredProjection(bytes: stored.bytes, payloadDigest: stored.payloadDigest) }
+            } else {
+                fallback = .missing
+            }
+        }
+        let readPayload = readsPayload && projection == nil
         return PendingRecord(
-            recordID: id, payload: readsPayload ? record.payload : nil, generation: record.generation, staleProcessors: stale,
-            payloadRead: readsPayload,
+            recordID: id, payload: readPayload ? record.payload : nil, generation: record.generation, staleProcessors: stale,
+            payloadRead: readPayload,
             dependencies: plan.dependencyState(
                 stale: stale, storedValues: stored, consumedDigests: digests, failures: failures, storageRules: MemoryStorage.rules
-            )
+            ),
+            projection: projection, projectionFallback: fallback
         )
     }
 

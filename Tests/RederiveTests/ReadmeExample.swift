@@ -2,7 +2,7 @@ import Rederive
 
 // README example begin
 /// What the app stores in `recipes.json`.
-struct Recipe: Decodable, Sendable {
+struct Recipe: Codable, Sendable {
     let title: String
     let ingredients: [String]
     let minutes: Int?
@@ -46,6 +46,8 @@ let recipes = Pipeline(
     keyColumn: "slug",
     payloadColumn: "json",
     decoding: Recipe.self,
+    // Keeps each decoded recipe beside its values: a bump of a payload processor reads no payload.
+    projection: .codable(version: 1),
     processors: [ingredientCount, quickness, titleFacts, effort]
 )
 // README example end

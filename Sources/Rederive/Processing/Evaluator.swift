@@ -6,6 +6,8 @@ enum PayloadSource: Sendable {
     case stored([UInt8]?, PayloadCodec)
     /// Already inflated.
     case inflated([UInt8])
+    /// The record's stored projection, decoded by the pipeline's ``Projection`` instead of the payload.
+    case projection([UInt8])
     /// Not read, because no processor that reads it was expected to run.
     case notRead
 }
@@ -16,6 +18,8 @@ struct EvaluationRequest: Sendable {
     /// Processors that run whatever their inputs' values: the stale ones.
     let run: Set<Int>
     let dependencies: DependencyState
+    /// Whether a payload decoded now is also encoded as the pipeline's projection, for the store to keep.
+    var writesProjection = false
 }
 
 /// What one record's derivation produced, in derivation order.
@@ -23,6 +27,10 @@ struct Evaluation: Sendable {
     var outcomes: [(processor: Int, outcome: ProcessorOutcome)] = []
     /// Per dependent that derived: the ``InputDigest`` of the values it derived from.
     var inputDigests: [Int: Int64] = [:]
+    /// The projection of the payload decoded from its stored or inflated bytes, when asked for.
+    var projection: [UInt8]?
+    /// Whether the payload was decoded from its stored projection.
+    var decodedProjection = false
 }
 
 /// The type-erased decode-once, derive-many step of a pipeline.
@@ -36,23 +44,30 @@ struct Evaluator: Sendable {
 
     init<Payload: Sendable>(
         decode: @escaping @Sendable ([UInt8]) throws -> Payload,
+        projection: Projection<Payload>?,
         processors: [Processor<Payload>],
         graph: ProcessorGraph
     ) {
         let descriptors = processors.map(\.descriptor)
         evaluate = { request in
+            var evaluation = Evaluation()
             var decoded: Result<Payload, DerivationFailure>?
             func payload() -> Result<Payload, DerivationFailure> {
                 if let decoded { return decoded }
-                let result = Self.decode(request.payload, decode)
+                let result = Self.decode(request.payload, decode, projection)
                 decoded = result
+                if case .projection = request.payload {
+                    evaluation.decodedProjection = true
+                } else if request.writesProjection, let projection, case .success(let payload) = result {
+                    // A projection that cannot be encoded is not kept: the record derives from its payload.
+                    evaluation.projection = try? projection.encode(payload)
+                }
                 return result
             }
             let state = request.dependencies
             let watching = Set(state.watching)
             var fresh: [Int: [DerivedValue]] = [:]
             var failedNow: Set<Int> = []
-            var evaluation = Evaluation()
             for index in graph.order where request.run.contains(index) || watching.contains(index) {
                 let inputs = graph.inputs[index]
                 let mustRun = request.run.contains(index)
@@ -104,12 +119,25 @@ struct Evaluator: Sendable {
     }
 
     private static func decode<Payload>(
-        _ source: PayloadSource, _ decode: ([UInt8]) throws -> Payload
+        _ source: PayloadSource, _ decode: ([UInt8]) throws -> Payload, _ projection: Projection<Payload>?
     ) -> Result<Payload, DerivationFailure> {
         let json: [UInt8]
         switch source {
         case .inflated(let inflated):
             json = inflated
+        case .projection(let bytes):
+            guard let projection else {
+                return .failure(DerivationFailure(kind: .processor, message: "the pipeline keeps no projection to derive from"))
+            }
+            do {
+                return .success(try projection.decode(bytes))
+            } catch {
+                return .failure(DerivationFailure(
+                    kind: .decoding,
+                    message: "the stored projection (version \(projection.version)) does not decode: \(describe(error)); "
+                        + "derive it from its payload with run --no-projection"
+                ))
+            }
         case .notRead:
             return .failure(DerivationFailure(kind: .processor, message: "the payload was not read for this derivation"))
         case .stored(nil, _):

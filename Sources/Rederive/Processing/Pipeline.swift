@@ -40,9 +40,14 @@ public struct Pipeline: Sendable {
     public let layout: Layout
     /// The processors' names, versions and columns, in registration order.
     public let processors: [ProcessorDescriptor]
+    /// The version of the pipeline's ``Projection``, nil when it keeps none: stores keep projections
+    /// only for pipelines that declare one, and read only those of this version.
+    public let projectionVersion: Int?
     /// Which processors read which, and an order with every processor after its inputs.
     let graph: ProcessorGraph
     let evaluator: Evaluator
+    /// The projection of an inflated payload: decoded, then encoded by the pipeline's ``Projection``.
+    let project: (@Sendable ([UInt8]) throws -> [UInt8])?
 
     /// A pipeline whose payload decodes with the given function.
     public init<Payload: Sendable>(
@@ -53,6 +58,7 @@ public struct Pipeline: Sendable {
         payloadColumn: String = "payload",
         layout: Layout? = nil,
         decode: @escaping @Sendable ([UInt8]) throws -> Payload,
+        projection: Projection<Payload>? = nil,
         processors: [Processor<Payload>]
     ) {
         self.name = name
@@ -63,7 +69,13 @@ public struct Pipeline: Sendable {
         self.layout = layout ?? .companion(table: "\(table)_derived")
         self.processors = processors.map(\.descriptor)
         self.graph = ProcessorGraph(self.processors)
-        self.evaluator = Evaluator(decode: decode, processors: processors, graph: graph)
+        self.projectionVersion = projection?.version
+        if let projection {
+            self.project = { @Sendable (json: [UInt8]) throws -> [UInt8] in try projection.encode(try decode(json)) }
+        } else {
+            self.project = nil
+        }
+        self.evaluator = Evaluator(decode: decode, projection: projection, processors: processors, graph: graph)
     }
 
     /// A pipeline whose payload is JSON decoded with `JSONDecoder` into `Payload`.
@@ -75,6 +87,7 @@ public struct Pipeline: Sendable {
         payloadColumn: String = "payload",
         layout: Layout? = nil,
         decoding payloadType: Payload.Type,
+        projection: Projection<Payload>? = nil,
         processors: [Processor<Payload>]
     ) {
         self.init(
@@ -85,6 +98,7 @@ public struct Pipeline: Sendable {
             payloadColumn: payloadColumn,
             layout: layout,
             decode: { bytes in try JSONDecoder().decode(Payload.self, from: Data(bytes)) },
+            projection: projection,
             processors: processors
         )
     }

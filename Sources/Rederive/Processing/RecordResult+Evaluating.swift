@@ -10,17 +10,28 @@ extension RecordResult {
     ///   - pipeline: The pipeline whose processors run.
     ///   - codec: Inflates the payload, within its size limit.
     public init(evaluating record: PendingRecord, pipeline: Pipeline, codec: PayloadCodec) {
+        let source: PayloadSource = if let projection = record.projection {
+            .projection(projection.bytes)
+        } else if record.payloadRead {
+            .stored(record.payload, codec)
+        } else {
+            .notRead
+        }
         let evaluation = pipeline.evaluator.evaluate(EvaluationRequest(
-            payload: record.payloadRead ? .stored(record.payload, codec) : .notRead,
+            payload: source,
             run: Set(record.staleProcessors),
-            dependencies: record.dependencies
+            dependencies: record.dependencies,
+            writesProjection: true
         ))
         self.init(
             recordID: record.recordID,
             generation: record.generation,
-            payloadDigest: record.payload.map(PayloadCodec.digest) ?? 0,
+            payloadDigest: record.projection?.payloadDigest ?? record.payload.map(PayloadCodec.digest) ?? 0,
             outcomes: evaluation.outcomes,
-            inputDigests: evaluation.inputDigests
+            inputDigests: evaluation.inputDigests,
+            projection: evaluation.projection,
+            derivedFromProjection: evaluation.decodedProjection,
+            projectionFallback: record.projectionFallback
         )
     }
 }

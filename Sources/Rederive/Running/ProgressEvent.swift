@@ -77,15 +77,22 @@ public struct RunSummary: Sendable, Hashable {
     /// Records still in progress for longer than the per-record timeout when the run ended: the run
     /// cannot stop a processor that hangs inside its own process (see ``Runner/Configuration/recordTimeout``).
     public let overdue: [InFlightRecord]
+    /// How the run's records used stored projections: how many derived from them, and how many fell
+    /// back to their payload, by reason. Empty for pipelines without a ``Projection``.
+    public let projections: ProjectionCounts
 
     /// A run's outcome; the ``Runner`` returns these.
-    public init(runID: Int64, status: RunStatus, pending: Int, counts: RunCounts, elapsed: Duration, overdue: [InFlightRecord] = []) {
+    public init(
+        runID: Int64, status: RunStatus, pending: Int, counts: RunCounts, elapsed: Duration, overdue: [InFlightRecord] = [],
+        projections: ProjectionCounts = ProjectionCounts()
+    ) {
         self.runID = runID
         self.status = status
         self.pending = pending
         self.counts = counts
         self.elapsed = elapsed
         self.overdue = overdue
+        self.projections = projections
     }
 
     /// Records handled per second.

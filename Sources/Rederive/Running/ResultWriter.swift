@@ -45,7 +45,7 @@ struct ResultWriter: Sendable {
                     throw error
                 }
                 let counts = try await commit(results)
-                work.commit(counts)
+                work.commit(counts, results: results)
                 log(committed: results, counts: counts)
                 run.report(pipeline: plan.pipeline.name, progress: progress, counts: work.committed, overdue: overdue)
             }

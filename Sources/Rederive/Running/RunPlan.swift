@@ -7,6 +7,9 @@ public struct RunPlan: Sendable {
     public let selection: [Int]
     /// Whether records that already failed at the current version and payload are tried again.
     public let retryFailed: Bool
+    /// Whether a store hands out a record's current projection instead of its payload: the pipeline
+    /// declares a ``Projection`` and the run did not ask to derive from payloads.
+    public let readsProjections: Bool
     /// The selected processors that read the payload.
     private let payloadReaders: Set<Int>
     /// The selected processors that derive from other processors.
@@ -25,8 +28,10 @@ public struct RunPlan: Sendable {
     ///   - pipeline: The pipeline whose records are derived.
     ///   - selection: Indices into `pipeline.processors` of the processors to bring up to date; all when nil.
     ///   - retryFailed: Whether records that already failed at the current version and payload are tried again.
-    public init(pipeline: Pipeline, selection: [Int]? = nil, retryFailed: Bool = false) {
+    ///   - readsProjections: Whether stored projections serve instead of payloads, where the pipeline keeps them.
+    public init(pipeline: Pipeline, selection: [Int]? = nil, retryFailed: Bool = false, readsProjections: Bool = true) {
         self.pipeline = pipeline
+        self.readsProjections = readsProjections && pipeline.projectionVersion != nil
         let graph = pipeline.graph
         if let selection {
             let closed = graph.upstream(of: Array(graph.downstream(of: selection)))

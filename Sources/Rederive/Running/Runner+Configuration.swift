@@ -43,6 +43,10 @@ extension Runner {
         /// summary. A deriver that runs records in worker processes also stops them (see ``FailureKind/timeout``);
         /// the runner's own workers cannot stop a processor that hangs, only show it.
         public var recordTimeout: Duration? = nil
+        /// Whether payload processors derive from a record's stored projection when it is current
+        /// (pipelines that declare a ``Projection``). False derives every record from its payload,
+        /// and writes its projection again; `run --no-projection`.
+        public var readsProjections = true
 
         /// A configuration; every setting has a default that suits a run on this machine.
         public init(

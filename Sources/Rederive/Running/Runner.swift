@@ -117,7 +117,7 @@ public struct Runner: Sendable {
         try await store.finishRun(runID, status: status, counts: counts, lease: await lease.current)
         let summary = RunSummary(
             runID: runID, status: status, pending: pending, counts: counts, elapsed: state.elapsed,
-            overdue: work.overdue(after: configuration.recordTimeout)
+            overdue: work.overdue(after: configuration.recordTimeout), projections: work.projections
         )
         logger.info("run ended", metadata: [
             "run": "\(runID)", "status": "\(status.rawValue)", "derived": "\(counts.derived)",
@@ -136,7 +136,11 @@ public struct Runner: Sendable {
         return pipelines.compactMap { pipeline in
             let selection = pipeline.processors.indices.filter { names?.contains(pipeline.processors[$0].name) ?? true }
             guard !selection.isEmpty else { return nil }
-            return RunPlan(pipeline: pipeline, selection: selection, retryFailed: configuration.retryFailed)
+            // A deriver works in processes of its own, on payloads: it is given no projection.
+            return RunPlan(
+                pipeline: pipeline, selection: selection, retryFailed: configuration.retryFailed,
+                readsProjections: configuration.readsProjections && configuration.deriver == nil
+            )
         }
     }
 

@@ -128,9 +128,13 @@ package struct SharedWork: Sendable {
         next = 0
     }
 
-    /// Adds a commit's counts.
-    package mutating func commit(_ counts: RunCounts) {
+    /// How the committed records used stored projections.
+    package private(set) var projections = ProjectionCounts()
+
+    /// Adds a commit's counts, and how its results used projections.
+    package mutating func commit(_ counts: RunCounts, results: [RecordResult] = []) {
         committed += counts
+        projections.count(results)
     }
 
     /// Notes that `worker` started evaluating `recordID` at `now`.

@@ -67,10 +67,13 @@ final class SynchronizedWork: Sendable {
         return state.withLock { $0.work.take(upTo: count, at: now) }
     }
 
-    /// See ``SharedWork/commit(_:)``.
-    func commit(_ counts: RunCounts) {
-        state.withLock { $0.work.commit(counts) }
+    /// See ``SharedWork/commit(_:results:)``.
+    func commit(_ counts: RunCounts, results: [RecordResult] = []) {
+        state.withLock { $0.work.commit(counts, results: results) }
     }
+
+    /// How the committed records used stored projections.
+    var projections: ProjectionCounts { state.withLock { $0.work.projections } }
 
     /// See ``SharedWork/started(_:worker:at:)``.
     func started(_ recordID: Int64, worker: Int) {

@@ -13,11 +13,18 @@ public struct PendingRecord: Sendable {
     public let payloadRead: Bool
     /// What its dependent processors need of its stored state; empty for a pipeline without them.
     public let dependencies: DependencyState
+    /// The record's current projection, handed out instead of its payload (``payloadRead`` is then
+    /// false): its payload processors derive from it. Nil otherwise.
+    public let projection: StoredProjection?
+    /// Why the payload was read although the pipeline keeps projections; nil when it does not, or
+    /// when ``projection`` serves.
+    public let projectionFallback: ProjectionFallback?
 
     /// A pending record as a store reads it.
     public init(
         recordID: Int64, payload: [UInt8]?, generation: Int64, staleProcessors: [Int], payloadRead: Bool = true,
-        dependencies: DependencyState = DependencyState()
+        dependencies: DependencyState = DependencyState(), projection: StoredProjection? = nil,
+        projectionFallback: ProjectionFallback? = nil
     ) {
         self.recordID = recordID
         self.payload = payload
@@ -25,6 +32,8 @@ public struct PendingRecord: Sendable {
         self.staleProcessors = staleProcessors
         self.payloadRead = payloadRead
         self.dependencies = dependencies
+        self.projection = projection
+        self.projectionFallback = projectionFallback
     }
 }
 
@@ -41,16 +50,27 @@ public struct RecordResult: Sendable {
     /// Per dependent processor that derived: the ``InputDigest`` of the input values it derived from,
     /// which its stamp keeps.
     public let inputDigests: [Int: Int64]
+    /// The projection of the payload decoded for this result, for the store to keep with its values;
+    /// nil when the payload was not decoded or the pipeline keeps no projection.
+    public let projection: [UInt8]?
+    /// Whether the payload processors derived from the record's stored projection.
+    public let derivedFromProjection: Bool
+    /// Why the record was derived from its payload rather than its projection, as the store said.
+    public let projectionFallback: ProjectionFallback?
 
     /// A result for one record, as a ``Runner`` or a ``RecordDeriver`` produces it.
     public init(
         recordID: Int64, generation: Int64, payloadDigest: Int64, outcomes: [(processor: Int, outcome: ProcessorOutcome)],
-        inputDigests: [Int: Int64] = [:]
+        inputDigests: [Int: Int64] = [:], projection: [UInt8]? = nil, derivedFromProjection: Bool = false,
+        projectionFallback: ProjectionFallback? = nil
     ) {
         self.recordID = recordID
         self.generation = generation
         self.payloadDigest = payloadDigest
         self.outcomes = outcomes
         self.inputDigests = inputDigests
+        self.projection = projection
+        self.derivedFromProjection = derivedFromProjection
+        self.projectionFallback = projectionFallback
     }
 }

@@ -98,6 +98,13 @@ extension VerifyCommand: ExampleCommand {
     ]
 }
 
+extension ProjectionsCommand: ExampleCommand {
+    static let examples = [
+        HelpExample(purpose: "How many records have a current projection:", arguments: "projections --db rooms.sqlite"),
+        HelpExample(purpose: "Drop every projection; the next run writes them again:", arguments: "projections --db rooms.sqlite --drop"),
+    ]
+}
+
 extension ReportCommand: ExampleCommand {
     static let examples = [
         HelpExample(purpose: "The state of the database as one HTML page:", arguments: "report --db rooms.sqlite rooms.html"),

@@ -59,6 +59,7 @@ public struct RederiveCommand: AsyncParsableCommand {
         RollbackCommand.self,
         ResetCommand.self,
         VerifyCommand.self,
+        ProjectionsCommand.self,
         ReportCommand.self,
         MigrateCommand.self,
         WorkerCommand.self,

@@ -49,6 +49,12 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Derive in worker processes: a processor that crashes fails only the record it was deriving.")
     var isolate = false
 
+    @Flag(help: ArgumentHelp(
+        "Derive every record from its payload, never from its stored projection.",
+        discussion: "Projections read are written again from the payloads. With --isolate, records are always derived from their payloads."
+    ))
+    var noProjection = false
+
     @Option(parsing: .unconditional, help: ArgumentHelp(
         "Flag records that take longer than this to derive.",
         discussion: "With --isolate the worker process is stopped and the record fails with kind `timeout`; without it, progress and the summary name the records, since a thread cannot be stopped.",
@@ -105,6 +111,7 @@ struct RunCommand: AsyncParsableCommand {
         )
         configuration.recordTimeout = timeout.map { .milliseconds(Int64($0 * 1000)) }
         configuration.leaseDuration = .milliseconds(Int64(leaseDuration * 1000))
+        configuration.readsProjections = !noProjection
         if safety.dryRun {
             return try await safety.preview(database, configuration: configuration, report: report, console: console)
         }
@@ -146,6 +153,9 @@ struct RunCommand: AsyncParsableCommand {
 
         if progress != .json {
             console.line(Self.describe(summary))
+            if let projections = Self.describe(summary.projections) {
+                console.line(projections)
+            }
         }
         if !summary.overdue.isEmpty {
             console.errorLine("still deriving when the run ended, past the \(Format.setting(timeout ?? 0)) timeout: \(Format.overdue(summary.overdue))")
@@ -161,6 +171,18 @@ struct RunCommand: AsyncParsableCommand {
         if summary.counts.failed > 0 {
             throw ExitCode(ExitStatus.someFailed)
         }
+    }
+
+    /// How the run used stored projections, as `projections: 3,510 used, 2 fell back (2 payload changed)`;
+    /// nil when it neither used one nor fell back from one.
+    static func describe(_ projections: ProjectionCounts) -> String? {
+        guard projections.used > 0 || projections.fallbackTotal > 0 else { return nil }
+        var text = "projections: \(Format.count(projections.used)) used, \(Format.count(projections.fallbackTotal)) derived from the payload instead"
+        let reasons = ProjectionFallback.allCases.compactMap { reason in
+            projections.fallbacks[reason].map { "\(Format.count($0)) \(reason.rawValue.replacingOccurrences(of: "_", with: " "))" }
+        }
+        if !reasons.isEmpty { text += " (" + reasons.joined(separator: ", ") + ")" }
+        return text
     }
 
     static func describe(_ summary: RunSummary) -> String {

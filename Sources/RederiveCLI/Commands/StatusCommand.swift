@@ -30,6 +30,7 @@ struct StatusCommand: AsyncParsableCommand {
             sources += status.map { Self.sources(of: $0.name, in: pipeline) }
         }
         let workers = try await store.liveWorkers()
+        let projections = try await Self.projections(in: store, database.pipelines())
         let now = Date()
         switch format {
         case .json:
@@ -47,6 +48,7 @@ struct StatusCommand: AsyncParsableCommand {
                         "done": worker.done, "lastHeartbeat": ISO8601DateFormatter().string(from: worker.lastHeartbeat),
                     ] as [String: Any]
                 },
+                "projections": projections.map { ["pipeline": $0.pipeline, "version": $0.version, "current": $0.current] as [String: Any] },
             ] as [String: Any])
         case .csv:
             console.csv(
@@ -66,6 +68,12 @@ struct StatusCommand: AsyncParsableCommand {
                 },
                 numeric: [2, 4, 5, 6]
             ))
+            for projection in projections {
+                console.line(
+                    "\(projection.pipeline): \(Format.count(projection.current, "record")) \(projection.current == 1 ? "has" : "have") "
+                        + "a current projection (version \(projection.version))"
+                )
+            }
             if !workers.isEmpty {
                 console.line("\(Format.count(workers.count, "worker")) deriving now:")
                 console.line(Format.table(
@@ -78,6 +86,17 @@ struct StatusCommand: AsyncParsableCommand {
                 ))
             }
         }
+    }
+
+    /// Per pipeline that declares a projection: its version, and how many records have a current one.
+    static func projections(in store: any CommandStore, _ pipelines: [Pipeline]) async throws -> [(pipeline: String, version: Int, current: Int)] {
+        guard let store = store as? any ProjectionStoring else { return [] }
+        var counts: [(pipeline: String, version: Int, current: Int)] = []
+        for pipeline in pipelines {
+            guard let version = pipeline.projectionVersion else { continue }
+            counts.append((pipeline.name, version, try await store.currentProjectionCount(pipeline)))
+        }
+        return counts
     }
 
     /// What a processor derives from: `payload`, its input processors, or both.

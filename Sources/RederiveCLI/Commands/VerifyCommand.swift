@@ -12,8 +12,10 @@ struct VerifyCommand: AsyncParsableCommand {
         discussion: """
             Writes nothing. Compares a processor's values of a record when rederive wrote them (any stamp) or \
             when they differ from the columns' defaults; records never derived are not compared. Stale records \
-            are compared too (state "stale"); they differ until the next run. Exit status: 0 when everything \
-            matches, 4 when some value differs, 1 for a fatal error.
+            are compared too (state "stale"); they differ until the next run. With --projections, checks a \
+            sample of the stored projections (--sample, 1,000 by default) against a fresh decode of their \
+            payloads instead. Exit status: 0 when everything matches, 4 when some value or projection \
+            differs, 1 for a fatal error.
             """
     )
 
@@ -37,6 +39,12 @@ struct VerifyCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Fail payloads that inflate to more than this many MiB.", valueName: "MiB"))
     var maxPayloadSize: Int = PayloadCodec.defaultMaximumSize >> 20
 
+    @Flag(help: "Check a sample of stored projections against a fresh decode of their payloads, rather than derived values.")
+    var projections = false
+
+    /// Projections `verify --projections` checks unless --sample says otherwise.
+    static let projectionSample = 1_000
+
     func validate() throws {
         if all, sample != nil { throw ValidationError("choose either --all or --sample") }
         try ValueBounds.records.check(sample, "--sample")
@@ -47,6 +55,9 @@ struct VerifyCommand: AsyncParsableCommand {
     func run() async throws {
         let console = database.environment.console
         let store = try await database.openForReading()
+        if projections {
+            return try await verifyProjections(store, console: console)
+        }
         let verifier = Verifier(
             source: store,
             pipelines: try database.pipelines(),
@@ -109,6 +120,52 @@ struct VerifyCommand: AsyncParsableCommand {
             )
         }
         if !report.differences.isEmpty {
+            throw ExitCode(ExitStatus.mismatch)
+        }
+    }
+
+    /// Checks a sample of each pipeline's current projections against its payload decoded now, lists
+    /// those that differ, and exits with status 4 when any does.
+    private func verifyProjections(_ store: any CommandStore, console: Console) async throws {
+        guard let projectionStore = store as? any ProjectionStoring else {
+            throw RederiveError(.invalidArgument, "\(database.databaseName) keeps no projections; verify --projections has nothing to check")
+        }
+        let codec = PayloadCodec(maximumSize: maxPayloadSize << 20)
+        var checked = 0
+        var mismatches: [(pipeline: String, recordID: Int64, key: String?, problem: String)] = []
+        for pipeline in try database.pipelines() where pipeline.projectionVersion != nil {
+            for sample in try await projectionStore.projectionSamples(pipeline, limit: sample ?? Self.projectionSample) {
+                checked += 1
+                let problem = sample.checksumMatches
+                    ? pipeline.projectionMismatch(sample.projection, payload: sample.payload, codec: codec)
+                    : "the stored projection does not match its checksum"
+                if let problem {
+                    mismatches.append((pipeline.name, sample.recordID, sample.key, problem))
+                }
+            }
+        }
+        switch format {
+        case .json:
+            try console.json([
+                "checked": checked,
+                "mismatches": mismatches.map {
+                    ["pipeline": $0.pipeline, "recordId": $0.recordID, "key": $0.key ?? NSNull(), "problem": $0.problem] as [String: Any]
+                },
+            ] as [String: Any])
+        case .csv:
+            console.csv(["pipeline", "recordId", "key", "problem"], mismatches.map { [$0.pipeline, String($0.recordID), $0.key ?? "", $0.problem] })
+        case .table:
+            if !mismatches.isEmpty {
+                console.line(Format.table(["key", "problem"], mismatches.map { [$0.key ?? "#\($0.recordID)", $0.problem] }))
+            }
+            console.line(
+                "verified \(Format.count(checked, "projection")): "
+                    + (mismatches.isEmpty
+                        ? "every one matches its payload"
+                        : mismatches.count == 1 ? "1 differs from its payload" : "\(Format.count(mismatches.count)) differ from their payloads")
+            )
+        }
+        if !mismatches.isEmpty {
             throw ExitCode(ExitStatus.mismatch)
         }
     }

@@ -146,6 +146,8 @@ final class JSONLinesProgress: ProgressReporter {
                 "failed": summary.counts.failed, "skipped": summary.counts.skipped,
                 "seconds": (summary.elapsed.secondsValue * 1000).rounded() / 1000,
                 "rate": (summary.rate * 10).rounded() / 10,
+                "projectionsUsed": summary.projections.used,
+                "projectionFallbacks": Dictionary(uniqueKeysWithValues: summary.projections.fallbacks.map { ($0.key.rawValue, $0.value) }),
             ]
         }
         if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) {

@@ -17,6 +17,7 @@ import GRDB
 ///   (``PipelineKeySchema``).
 /// - `rederive_leases` (v5): which process derives the database now (``WorkerLeaseSchema``).
 /// - v6 adds to stamps what a dependent processor derived from (``InputStampSchema``).
+/// - `rederive_projections` (v7): the stored projections of decoded payloads (``ProjectionSchema``).
 enum BookkeepingSchema {
     /// One migration: its identifier, recorded in `grdb_migrations` once applied, and its change.
     typealias Migration = (identifier: String, migrate: @Sendable (Database) throws -> Void)
@@ -127,5 +128,6 @@ enum BookkeepingSchema {
         ("rederive.v4", PipelineKeySchema.migrate),
         ("rederive.v5", WorkerLeaseSchema.migrate),
         ("rederive.v6", InputStampSchema.migrate),
+        ("rederive.v7", ProjectionSchema.migrate),
     ]
 }

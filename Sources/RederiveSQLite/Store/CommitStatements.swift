@@ -20,6 +20,19 @@ final class CommitStatements {
         generation = try db.cachedStatement(sql: "SELECT generation FROM rederive_records WHERE source = ? AND record_id = ?")
     }
 
+    /// Stores one record's projection: pipeline, record, generation, version, checksum, payload digest, bytes.
+    var writeProjection: Statement {
+        get throws {
+            try db.cachedStatement(sql: """
+                INSERT INTO rederive_projections (pipeline, record_id, generation, version, checksum, payload_digest, bytes)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (pipeline, record_id) DO UPDATE SET
+                    generation = excluded.generation, version = excluded.version, checksum = excluded.checksum,
+                    payload_digest = excluded.payload_digest, bytes = excluded.bytes
+                """)
+        }
+    }
+
     private func columnNames(_ processors: [Int]) -> [String] {
         processors.flatMap { tables.pipeline.processors[$0].columns.map { SQL.identifier($0.name) } }
     }

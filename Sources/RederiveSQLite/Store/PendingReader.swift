@@ -29,17 +29,37 @@ struct PendingReader {
             JOIN \(tables.table) t ON t.\(tables.id) = r.record_id
             WHERE r.source = ? AND r.record_id = ?
             """)
+        let projections = try plan.readsProjections ? ProjectionReader(plan.pipeline, tables, db) : nil
         let inputs = plan.dependencyColumns
         let storedValues = try inputs.isEmpty ? nil : storedValuesStatement(inputs)
         var records: [PendingRecord] = []
         records.reserveCapacity(picks.count)
         var bytes = 0
         for pick in picks where records.isEmpty || bytes < byteLimit {
-            let cursor = try Row.fetchCursor(pick.readsPayload ? withPayload : withoutPayload, arguments: [plan.pipeline.table, pick.recordID])
-            // A record deleted since it was picked is simply gone.
-            guard let row = try cursor.next() else { continue }
-            let payload = pick.readsPayload ? SQLiteStore.payloadBytes(row, at: 1) : nil
-            let generation: Int64 = row[0]
+            // A current projection serves the payload processors instead of the payload.
+            var projection: StoredProjection?
+            var fallback: ProjectionFallback?
+            var generation: Int64 = 0
+            if pick.readsPayload, let projections {
+                switch try projections.read(pick.recordID) {
+                case nil: continue  // deleted since it was picked
+                case .current(let current, let currentGeneration)?:
+                    projection = current
+                    generation = currentGeneration
+                case .fallback(let reason)?: fallback = reason
+                }
+            }
+            let readsPayload = pick.readsPayload && projection == nil
+            var payload: [UInt8]?
+            // The projection's read gave the generation: the table's triggers keep `rederive_records`
+            // and the table together, so the record is there (as ``PayloadFreeRead`` relies on).
+            if projection == nil {
+                let cursor = try Row.fetchCursor(readsPayload ? withPayload : withoutPayload, arguments: [plan.pipeline.table, pick.recordID])
+                // A record deleted since it was picked is simply gone.
+                guard let row = try cursor.next() else { continue }
+                payload = readsPayload ? SQLiteStore.payloadBytes(row, at: 1) : nil
+                generation = row[0]
+            }
             bytes += payload?.count ?? 0
             let stored = if let storedValues, plan.needsStoredValues(stale: pick.staleProcessors) {
                 try values(of: inputs, pick.recordID, storedValues)
@@ -48,11 +68,12 @@ struct PendingReader {
             }
             records.append(PendingRecord(
                 recordID: pick.recordID, payload: payload, generation: generation, staleProcessors: pick.staleProcessors,
-                payloadRead: pick.readsPayload,
+                payloadRead: readsPayload,
                 dependencies: plan.dependencyState(
                     stale: pick.staleProcessors, storedValues: stored, consumedDigests: pick.consumedDigests, failures: pick.failures,
                     storageRules: SQLiteStorage.rules
-                )
+                ),
+                projection: projection, projectionFallback: fallback
             ))
         }
         return records

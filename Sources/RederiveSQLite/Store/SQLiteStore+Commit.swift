@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Rederive
+import RederiveCodec
 import RederiveSQL
 
 /// Storing a batch of results in one transaction.
@@ -54,6 +55,13 @@ struct BatchWriter: Sendable {
         guard current == result.generation else {
             counts.skipped += 1
             return
+        }
+        if let projection = result.projection, let version = tables.pipeline.projectionVersion {
+            // Kept with the values derived from the same payload, fenced by the same generation.
+            try statements.writeProjection.execute(arguments: [
+                tables.pipeline.name, result.recordID, result.generation, version, PayloadCodec.digest(projection),
+                result.payloadDigest, Data(projection),
+            ])
         }
         let processors = tables.pipeline.processors
         let (derivedIndices, derivedValues, failures) = result.committable

@@ -17,7 +17,9 @@ extension SQLiteStore {
             .map { "\(SQL.identifier($0.name)) = \(SQL.literal($0.defaultValue))" }
             .joined(separator: ", ")
         return try await write { db in
-            for table in ["rederive_stamps", "rederive_failures", "rederive_replaced_stamps", "rederive_replaced_values"] {
+            for table in [
+                "rederive_stamps", "rederive_failures", "rederive_replaced_stamps", "rederive_replaced_values", "rederive_projections",
+            ] {
                 try db.execute(sql: "DELETE FROM \(table) WHERE pipeline = ?", arguments: [pipeline.name])
             }
             try db.execute(sql: "UPDATE \(tables.destination) SET \(assignments)")

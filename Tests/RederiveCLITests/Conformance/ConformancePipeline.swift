@@ -16,11 +16,13 @@ struct ConformancePipeline: Sendable {
     var totalScale = 1.0
     var totalFixed = false
     var sizeVersion = 1
+    /// The version of the pipeline's projection, a `Codable` one of ``Item``; none when nil.
+    var projectionVersion: Int?
     /// How often each processor derived, by name.
     let derivations = Derivations()
 
     /// What the payloads hold.
-    struct Item: Decodable, Sendable {
+    struct Item: Codable, Sendable {
         let label: String
         let values: [Double]
     }
@@ -55,7 +57,10 @@ struct ConformancePipeline: Sendable {
             guard let total, total != 0 else { return nil }
             return total > 10 ? "big" : "small"
         }
-        return Pipeline(name: "items", table: "items", keyColumn: "key", decoding: Item.self, processors: [total, edges, size])
+        return Pipeline(
+            name: "items", table: "items", keyColumn: "key", decoding: Item.self,
+            projection: projectionVersion.map { .codable(version: $0) }, processors: [total, edges, size]
+        )
     }
 
     /// The plan of every processor.

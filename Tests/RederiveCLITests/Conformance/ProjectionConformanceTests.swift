@@ -1,0 +1,94 @@
+import Foundation
+import Rederive
+import RederiveCodec
+import Testing
+
+/// Every store that keeps projections writes one with each record's values, derives a bump of a
+/// payload processor from it, and falls back to the payload, counting why, when it does not serve.
+/// PostgreSQL keeps none yet (issue 24's PostgreSQL part is open): its pipelines derive from payloads.
+@Suite("Store conformance: projections", .timeLimit(.minutes(5)))
+struct ProjectionConformanceTests {
+    static func projections(_ fixture: StoreFixture) throws -> any ProjectionStoring {
+        try #require(fixture.store as? any ProjectionStoring, "the store keeps no projections")
+    }
+
+    @Test(arguments: StoreUnderTest.allButPostgres)
+    func aBumpDerivesFromProjectionsToTheSameValues(kind: StoreUnderTest) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            let conformance = ConformancePipeline(projectionVersion: 1)
+            let pipeline = conformance.pipeline
+            try await fixture.seed(pipeline, count: 6)
+            let first = try await fixture.run(pipeline)
+            #expect(first.counts == RunCounts(derived: 6))
+            #expect(first.projections.used == 0 && first.projections.fallbacks == [.missing: 6])
+            let projections = try Self.projections(fixture)
+            #expect(try await projections.currentProjectionCount(pipeline) == 6)
+            let before = try await fixture.values(of: "k4", pipeline)
+
+            var bumped = conformance
+            bumped.totalVersion = 2
+            conformance.derivations.reset()
+            let bump = try await fixture.run(bumped.pipeline)
+            #expect(bump.counts == RunCounts(unchanged: 6))
+            #expect(bump.projections.used == 6 && bump.projections.fallbacks.isEmpty)
+            #expect(conformance.derivations["total"] == 6)
+            #expect(try await fixture.values(of: "k4", pipeline) == before)
+
+            // Every sampled projection agrees with a fresh decode of its payload.
+            let samples = try await projections.projectionSamples(pipeline, limit: 100)
+            #expect(samples.count == 6)
+            for sample in samples {
+                #expect(sample.checksumMatches)
+                #expect(pipeline.projectionMismatch(sample.projection, payload: sample.payload, codec: PayloadCodec()) == nil)
+            }
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.allButPostgres)
+    func aReplacedPayloadANewVersionAndDroppedProjectionsFallBack(kind: StoreUnderTest) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            var conformance = ConformancePipeline(projectionVersion: 1)
+            try await fixture.seed(conformance.pipeline, count: 4)
+            _ = try await fixture.run(conformance.pipeline)
+            let projections = try Self.projections(fixture)
+
+            // A payload replaced: its record derives from the new payload, the others from projections.
+            try await fixture.replace("k2", label: "s2", values: [100, 1], in: conformance.pipeline)
+            conformance.totalVersion = 2
+            let replaced = try await fixture.run(conformance.pipeline)
+            #expect(replaced.projections.used == 3 && replaced.projections.fallbacks == [.payloadChanged: 1])
+            #expect(try await fixture.values(of: "k2", conformance.pipeline)?["total"] == .real(101))
+            #expect(try await projections.currentProjectionCount(conformance.pipeline) == 4)
+
+            // A new projection version reads none of the older ones, and writes them all again.
+            conformance.projectionVersion = 2
+            conformance.totalVersion = 3
+            #expect(try await projections.currentProjectionCount(conformance.pipeline) == 0)
+            let version = try await fixture.run(conformance.pipeline)
+            #expect(version.projections.used == 0 && version.projections.fallbacks == [.versionChanged: 4])
+            #expect(try await projections.currentProjectionCount(conformance.pipeline) == 4)
+
+            // Dropped projections: the next bump derives from payloads and writes them again.
+            #expect(try await projections.dropProjections(conformance.pipeline) == 4)
+            conformance.totalVersion = 4
+            let dropped = try await fixture.run(conformance.pipeline)
+            #expect(dropped.projections.fallbacks == [.missing: 4])
+            #expect(try await projections.currentProjectionCount(conformance.pipeline) == 4)
+
+            // Reset clears them with the rest of the derived state.
+            _ = try await fixture.store.reset(conformance.pipeline)
+            #expect(try await projections.currentProjectionCount(conformance.pipeline) == 0)
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.allButPostgres)
+    func aPipelineWithoutAProjectionKeepsNone(kind: StoreUnderTest) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            let pipeline = ConformancePipeline().pipeline
+            try await fixture.seed(pipeline, count: 3)
+            let run = try await fixture.run(pipeline)
+            #expect(run.projections == ProjectionCounts())
+            #expect(try await Self.projections(fixture).currentProjectionCount(pipeline) == 0)
+        }
+    }
+}
