@@ -12,7 +12,7 @@ struct ProjectionConformanceTests {
         try #require(fixture.store as? any ProjectionStoring, "the store keeps no projections")
     }
 
-    @Test(arguments: StoreUnderTest.allButPostgres)
+    @Test(arguments: StoreUnderTest.keepingProjections)
     func aBumpDerivesFromProjectionsToTheSameValues(kind: StoreUnderTest) async throws {
         try await StoreFixture.with(kind) { fixture in
             let conformance = ConformancePipeline(projectionVersion: 1)
@@ -44,7 +44,7 @@ struct ProjectionConformanceTests {
         }
     }
 
-    @Test(arguments: StoreUnderTest.allButPostgres)
+    @Test(arguments: StoreUnderTest.keepingProjections)
     func aReplacedPayloadANewVersionAndDroppedProjectionsFallBack(kind: StoreUnderTest) async throws {
         try await StoreFixture.with(kind) { fixture in
             var conformance = ConformancePipeline(projectionVersion: 1)
@@ -81,7 +81,7 @@ struct ProjectionConformanceTests {
         }
     }
 
-    @Test(arguments: StoreUnderTest.allButPostgres)
+    @Test(arguments: StoreUnderTest.keepingProjections)
     func aPipelineWithoutAProjectionKeepsNone(kind: StoreUnderTest) async throws {
         try await StoreFixture.with(kind) { fixture in
             let pipeline = ConformancePipeline().pipeline
