@@ -211,12 +211,16 @@ let package = Package(
         .testTarget(
             name: "RederiveMetricsEndpointTests",
             dependencies: [
+                "Rederive",
                 "RederiveMetricsEndpoint",
                 "RederiveWatch",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: metricsEndpoint)),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: metricsEndpoint)),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: metricsEndpoint)),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: metricsEndpoint)),
             ]
         ),
         .testTarget(

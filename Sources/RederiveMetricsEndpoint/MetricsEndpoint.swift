@@ -81,23 +81,34 @@ public struct MetricsEndpoint: Service {
 
         // A graceful shutdown cancels the accept loop and every connection's loop: their channels close.
         try await cancelWhenGracefulShutdown {
-            try await server.executeThenClose { connections in
-                let active = ConnectionCount()
-                try await withThrowingDiscardingTaskGroup { group in
-                    for try await connection in connections {
-                        guard active.open(upTo: Self.maximumConnections) else {
-                            connection.channel.close(promise: nil)
-                            continue
-                        }
-                        group.addTask {
-                            defer { active.close() }
-                            await serve(connection)
-                        }
+            do {
+                try await acceptConnections(on: server)
+            } catch is CancellationError {
+                // Stopped: by the group's graceful shutdown, or the task's cancellation.
+            }
+        }
+        logger.info("stopped serving metrics")
+    }
+
+    /// Serves each connection `server` accepts, a bounded number at once, until cancelled.
+    private func acceptConnections(
+        on server: NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>
+    ) async throws {
+        try await server.executeThenClose { connections in
+            let active = ConnectionCount()
+            try await withThrowingDiscardingTaskGroup { group in
+                for try await connection in connections {
+                    guard active.open(upTo: Self.maximumConnections) else {
+                        connection.channel.close(promise: nil)
+                        continue
+                    }
+                    group.addTask {
+                        defer { active.close() }
+                        await serve(connection)
                     }
                 }
             }
         }
-        logger.info("stopped serving metrics")
     }
 
     /// Answers one connection's requests in order until the client closes it or asks to.

@@ -1,4 +1,5 @@
 #if MetricsEndpoint
+import Rederive
 import RederiveMetricsEndpoint
 import Testing
 
