@@ -70,19 +70,26 @@ public struct Runner: Sendable {
         for plan in plans {
             try await store.prepare(plan.pipeline)
         }
+        // Every line the run logs names the worker; once the run is recorded, the run and its pipelines too.
+        var workerLogger = self.logger
+        workerLogger[metadataKey: "worker"] = "\(worker.description)"
+        let logger = workerLogger
         let lease = try await LeaseKeeper.acquire(
             store: store, worker: worker, duration: configuration.leaseDuration, pollInterval: configuration.leasePollInterval,
             progress: progress, logger: logger
         )
         guard let lease else { throw CancellationError() }
-        return try await lease.holding { try await runPlans(plans, lease: lease) }
+        return try await lease.holding { try await runPlans(plans, lease: lease, logger: logger) }
     }
 
     /// Records a run of `plans`, runs each plan's pipeline that has records pending, in order, and
     /// records how the run ended.
-    private func runPlans(_ plans: [RunPlan], lease: LeaseKeeper) async throws -> RunSummary {
+    private func runPlans(_ plans: [RunPlan], lease: LeaseKeeper, logger workerLogger: Logger) async throws -> RunSummary {
         let started = try await store.startRun(plans, lease: await lease.current)
         let runID = started.id
+        var logger = workerLogger
+        logger[metadataKey: "run"] = "\(runID)"
+        logger[metadataKey: "pipeline"] = "\(plans.map(\.pipeline.name).joined(separator: ","))"
         var pending = started.pending.reduce(0, +)
         if let limit = configuration.limit {
             pending = min(pending, limit)
@@ -104,7 +111,9 @@ public struct Runner: Sendable {
             for (plan, pending) in zip(plans, started.pending) where pending > 0 && !work.isExhausted {
                 let records = configuration.limit.map { min($0, pending) } ?? pending
                 work.beginPipeline()
-                try await runPipeline(plan, records: records, lease: lease, work: work, state: &state)
+                var pipelineLogger = logger
+                pipelineLogger[metadataKey: "pipeline"] = "\(plan.pipeline.name)"
+                try await runPipeline(plan, records: records, lease: lease, work: work, state: &state, logger: pipelineLogger)
                 if state.interrupted { break }
             }
             status = state.interrupted ? .interrupted : .completed
@@ -160,7 +169,7 @@ public struct Runner: Sendable {
     /// the ``ResultWriter`` commits what they send. No more workers (and threads) start than the
     /// `records` pending when the run started: a worker beyond them would find nothing to evaluate.
     private func runPipeline(
-        _ plan: RunPlan, records: Int, lease: LeaseKeeper, work: SynchronizedWork, state: inout RunState
+        _ plan: RunPlan, records: Int, lease: LeaseKeeper, work: SynchronizedWork, state: inout RunState, logger: Logger
     ) async throws {
         let batchSize = self.batchSize
         let workers = max(1, min(configuration.parallelism, records))
