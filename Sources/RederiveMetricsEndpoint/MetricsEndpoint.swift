@@ -11,8 +11,8 @@ import ServiceLifecycle
 import Synchronization
 
 /// An HTTP endpoint for a watcher, as a service of a `ServiceGroup`: `/metrics` in Prometheus' text
-/// format (every swift-metrics figure of the process, ``PrometheusMetrics``), `/healthz` (200 while the
-/// process answers) and `/readyz` (200 when the watcher's ``WatchHealth`` is ready, else 503 with why).
+/// format (every swift-metrics figure of the process, `PrometheusMetrics`), `/healthz` (200 while the
+/// process answers) and `/readyz` (200 when the watcher's `WatchHealth` is ready, else 503 with why).
 ///
 /// Built on SwiftNIO's HTTP/1 server. It answers GET and HEAD, 404 on other paths. A graceful shutdown
 /// of its group stops it listening and closes its connections.
