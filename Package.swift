@@ -110,6 +110,8 @@ let package = Package(
                 "Rederive",
                 "RederiveReport",
                 "RederiveWatch",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 "RederiveSQLite",
                 .target(name: "RederivePostgres", condition: .when(traits: postgreSQL)),
                 "RederiveCodec",
@@ -164,6 +166,9 @@ let package = Package(
                 "RederiveMemory",
                 "RederiveSQLite",
                 "RederiveCodec",
+                "RederiveWatch",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
