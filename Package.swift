@@ -137,6 +137,8 @@ let package = Package(
                 "Rederive",
                 "RederiveReport",
                 "RederiveWatch",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 "RederiveSQLite",
                 .target(name: "RederivePostgres", condition: .when(traits: postgreSQL)),
                 .target(name: "RederiveMetricsEndpoint", condition: .when(traits: metricsEndpoint)),
@@ -192,6 +194,9 @@ let package = Package(
                 "RederiveMemory",
                 "RederiveSQLite",
                 "RederiveCodec",
+                "RederiveWatch",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

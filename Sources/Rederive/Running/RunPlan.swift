@@ -7,6 +7,9 @@ public struct RunPlan: Sendable {
     public let selection: [Int]
     /// Whether records that already failed at the current version and payload are tried again.
     public let retryFailed: Bool
+    /// Which of the stale records the plan derives: all of them, or one of the two lanes a watcher
+    /// drains side by side.
+    public let lane: StaleLane
     /// The selected processors that read the payload.
     private let payloadReaders: Set<Int>
     /// The selected processors that derive from other processors.
@@ -25,7 +28,8 @@ public struct RunPlan: Sendable {
     ///   - pipeline: The pipeline whose records are derived.
     ///   - selection: Indices into `pipeline.processors` of the processors to bring up to date; all when nil.
     ///   - retryFailed: Whether records that already failed at the current version and payload are tried again.
-    public init(pipeline: Pipeline, selection: [Int]? = nil, retryFailed: Bool = false) {
+    ///   - lane: Which of the stale records the plan derives; all of them by default.
+    public init(pipeline: Pipeline, selection: [Int]? = nil, retryFailed: Bool = false, lane: StaleLane = .all) {
         self.pipeline = pipeline
         let graph = pipeline.graph
         if let selection {
@@ -35,10 +39,16 @@ public struct RunPlan: Sendable {
             self.selection = Array(pipeline.processors.indices)
         }
         self.retryFailed = retryFailed
+        self.lane = lane
         payloadReaders = Set(self.selection.filter { pipeline.processors[$0].readsPayload })
         // Stores ask for these for every record they read: worked out once.
         dependents = self.selection.filter { !graph.inputs[$0].isEmpty }
         dependencyColumns = Set(dependents.flatMap { graph.inputs[$0] }).sorted()
+    }
+
+    /// The same plan for `lane`'s records.
+    public func restricted(to lane: StaleLane) -> RunPlan {
+        RunPlan(pipeline: pipeline, selection: selection, retryFailed: retryFailed, lane: lane)
     }
 
     /// The selected processors.
