@@ -8,7 +8,9 @@ against a plain `rederive run` on the same data.
 What it does, on one store:
 
 1. Writes a corpus of BACKLOG records (`rederive generate --corrupt 0`), derives it with `rederive run`,
-   then marks every record stale (`rederive invalidate`): the backlog a logic bump leaves.
+   then makes every record stale as a logic bump does: each current stamp's version moved one below
+   the processor's (`--backlog-kind invalidate` uses `rederive invalidate` instead, whose records the
+   watcher treats as fresh, not as a backlog).
 2. Baseline: `rederive run --parallel N` on a copy of that database, timed (wall seconds). Its drain
    rate is BACKLOG / wall.
 3. Watch: `rederive watch --parallel N` on another copy. As it starts, this process starts inserting
@@ -71,6 +73,11 @@ def run(command, **kwargs):
     return subprocess.run(command, check=True, capture_output=True, text=True, **kwargs)
 
 
+# What a new build with every processor's logic version bumped finds: each record's stamps current, at
+# another version than the code's. The watcher drains such records in its backlog lane; records that
+# `invalidate` marks, like new ones, have no current stamp and go in its fresh lane.
+BUMP = "UPDATE rederive_stamps SET version = version - 1 WHERE current = 1"
+
 # --- Stores -------------------------------------------------------------------------------------------
 
 
@@ -101,13 +108,19 @@ class SQLiteTarget:
     def connect(self, db):
         return SQLiteSession(db)
 
+    def mark_bumped(self, db):
+        session = SQLiteSession(db)
+        session.rows(BUMP)
+        session.close()
+
     def close(self):
         pass
 
 
 class SQLiteSession:
     def __init__(self, path):
-        self.connection = sqlite3.connect(path, isolation_level=None, timeout=30)
+        # Each session is used by one thread, but not always the one that opened it.
+        self.connection = sqlite3.connect(path, isolation_level=None, timeout=30, check_same_thread=False)
         self.connection.execute("PRAGMA busy_timeout = 30000")
 
     def rows(self, sql, arguments=()):
@@ -161,6 +174,11 @@ class PostgresTarget:
 
     def connect(self, db):
         return PsqlSession(self, db.split("/")[-1].split("?")[0])
+
+    def mark_bumped(self, db):
+        session = self.connect(db)
+        session.rows(BUMP)
+        session.close()
 
     def close(self):
         subprocess.run([*self.as_server, f"{self.bin}/pg_ctl", "-D", os.path.join(self.cluster, "data"), "-m", "immediate", "-w", "stop"],
@@ -268,9 +286,11 @@ def measure_watch(target, rederive, db, backlog_ids, args):
     drained_count = 0
     next_drain_check = 0.0
     deadline = started + args.seconds + args.drain_deadline
-    expected = int(args.rate * args.seconds)
     try:
+        inserts_ended = None
         while time.monotonic() < deadline:
+            if inserter.error:
+                raise inserter.error
             if watcher.poll() is not None:
                 raise SystemExit(f"rederive watch exited early with status {watcher.returncode}; see {watch_log.name}")
             with inserter.lock:
@@ -294,8 +314,12 @@ def measure_watch(target, rederive, db, backlog_ids, args):
                     drained_at = time.monotonic()
                     log(f"backlog drained after {drained_at - started:.1f} s")
                 next_drain_check = now + 0.25
-            if drained_at is not None and not inserter.is_alive() and len(derived) >= expected:
-                break
+            if not inserter.is_alive():
+                inserts_ended = inserts_ended or time.monotonic()
+                all_seen = len(derived) >= len(inserter.inserted)
+                # The inserted records get two minutes after the last insert; the backlog its deadline.
+                if (drained_at is not None or now > deadline) and (all_seen or now - inserts_ended > 120):
+                    break
             time.sleep(args.poll_ms / 1000)
         if inserter.error:
             raise inserter.error
@@ -312,7 +336,20 @@ def measure_watch(target, rederive, db, backlog_ids, args):
         inserting.close()
 
     latencies = sorted(derived[record] - committed for record, committed in inserter.inserted.items() if record in derived)
+    # Every record's insert time (seconds after the watcher started) and latency, for a closer look.
+    with open(os.path.join(args.work, "latencies.json"), "w") as out:
+        json.dump(sorted((committed - started, derived[record] - committed)
+                         for record, committed in inserter.inserted.items() if record in derived), out)
+    # The records inserted while the backlog drained, apart: the ones the lanes must put ahead of it.
+    during = sorted(
+        derived[record] - committed for record, committed in inserter.inserted.items()
+        if record in derived and (drained_at is None or committed < drained_at)
+    )
     return {
+        "duringDrain": {
+            "records": len(during), "p50": percentile(during, 0.50), "p90": percentile(during, 0.90),
+            "p99": percentile(during, 0.99), "max": during[-1] if during else None,
+        },
         "inserted": len(inserter.inserted),
         "derivedSeen": len(latencies),
         "neverSeenDerived": len(inserter.inserted) - len(latencies),
@@ -347,6 +384,8 @@ def main():
     parser.add_argument("--parallel", type=int, default=2)
     parser.add_argument("--poll-ms", type=float, default=10)
     parser.add_argument("--seed", type=int, default=26)
+    parser.add_argument("--backlog-kind", choices=["bump", "invalidate"], default="bump",
+                        help="how the backlog is made stale: a logic version bump (default) or `rederive invalidate`")
     parser.add_argument("--drain-deadline", type=float, default=1800, help="seconds after the inserts to wait for the backlog")
     args = parser.parse_args()
     if not 1 <= args.parallel <= 64 or not 0 < args.rate <= 10000 or not 0 < args.seconds <= 3600 or not 1 <= args.backlog <= 10_000_000:
@@ -365,7 +404,10 @@ def main():
         log(f"backlog: generate {args.backlog} records, derive them, invalidate them")
         run([rederive, "generate", "--db", template, "--count", str(args.backlog), "--seed", str(args.seed), "--corrupt", "0"])
         run([rederive, "run", "--db", template, "--progress", "none", "--parallel", str(args.parallel)])
-        run([rederive, "invalidate", "--db", template])
+        if args.backlog_kind == "invalidate":
+            run([rederive, "invalidate", "--db", template])
+        else:
+            target.mark_bumped(template)
 
         baseline_db = target.copy("baseline")
         started = time.monotonic()
@@ -383,7 +425,7 @@ def main():
 
     result.update({
         "store": args.store, "backlog": args.backlog, "rate": args.rate, "seconds": args.seconds, "parallel": args.parallel,
-        "pollMilliseconds": args.poll_ms, "plainRunSeconds": baseline_seconds,
+        "pollMilliseconds": args.poll_ms, "backlogKind": args.backlog_kind, "plainRunSeconds": baseline_seconds,
         "plainRunRate": args.backlog / baseline_seconds,
     })
     if result["backlogDrainSeconds"]:
@@ -396,6 +438,9 @@ def main():
     print(f"store {args.store}, --parallel {args.parallel}, backlog {args.backlog}, {args.rate:g} inserts/s for {args.seconds:g} s")
     print(f"latency: p50 {ms(latency['p50'])}, p90 {ms(latency['p90'])}, p99 {ms(latency['p99'])}, max {ms(latency['max'])}"
           f" ({result['derivedSeen']} of {result['inserted']} seen derived; poll every {args.poll_ms:g} ms)")
+    during = result["duringDrain"]
+    print(f"while the backlog drained: {during['records']} records, p50 {ms(during['p50'])}, p90 {ms(during['p90'])},"
+          f" p99 {ms(during['p99'])}, max {ms(during['max'])}")
     print("histogram: " + ", ".join(f"{bucket}: {count}" for bucket, count in result["histogram"].items()))
     print(f"plain run: {result['plainRunRate']:.0f} records/s")
     if result.get("watchDrainRate"):
