@@ -401,7 +401,7 @@ def main():
     target = SQLiteTarget(args.work) if args.store == "sqlite" else PostgresTarget(args.work)
     try:
         template = target.prepare_template()
-        log(f"backlog: generate {args.backlog} records, derive them, invalidate them")
+        log(f"backlog: generate {args.backlog} records, derive them, make them stale ({args.backlog_kind})")
         run([rederive, "generate", "--db", template, "--count", str(args.backlog), "--seed", str(args.seed), "--corrupt", "0"])
         run([rederive, "run", "--db", template, "--progress", "none", "--parallel", str(args.parallel)])
         if args.backlog_kind == "invalidate":
