@@ -4,6 +4,9 @@ import PackageDescription
 /// `swift build --traits PostgreSQL` adds the PostgreSQL store. It is a trait because PostgresNIO brings
 /// SwiftNIO and NIOSSL (BoringSSL), which more than double a first build (README, "Running on PostgreSQL").
 let postgreSQL: Set<String> = ["PostgreSQL"]
+/// `swift build --traits MetricsEndpoint` adds the HTTP endpoint `rederive watch --metrics-address` serves
+/// (SwiftNIO's HTTP/1 server and swift-prometheus); a trait for the same reason (BENCHMARKS.md, "First build").
+let metricsEndpoint: Set<String> = ["MetricsEndpoint"]
 
 let package = Package(
     name: "rederive",
@@ -16,11 +19,17 @@ let package = Package(
         .library(name: "RederiveCLI", targets: ["RederiveCLI"]),
         .library(name: "RederiveReport", targets: ["RederiveReport"]),
         .library(name: "RederiveWatch", targets: ["RederiveWatch"]),
+        // Empty unless built with the MetricsEndpoint trait.
+        .library(name: "RederiveMetricsEndpoint", targets: ["RederiveMetricsEndpoint"]),
         .library(name: "RoomScan", targets: ["RoomScan"]),
         .executable(name: "rederive", targets: ["rederive"]),
     ],
     traits: [
         .trait(name: "PostgreSQL", description: "The PostgreSQL store (RederivePostgres, on PostgresNIO)."),
+        .trait(
+            name: "MetricsEndpoint",
+            description: "The watcher's HTTP endpoint: /metrics, /healthz, /readyz (RederiveMetricsEndpoint, on SwiftNIO)."
+        ),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -29,6 +38,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         // `swift package generate-documentation --target Rederive` builds the DocC catalog; nothing links it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -103,6 +114,22 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The watcher's HTTP endpoint as a service: /metrics in Prometheus' text format, /healthz, /readyz.
+        // Its sources are empty without the MetricsEndpoint trait.
+        .target(
+            name: "RederiveMetricsEndpoint",
+            dependencies: [
+                "Rederive",
+                "RederiveWatch",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: metricsEndpoint)),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: metricsEndpoint)),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: metricsEndpoint)),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: metricsEndpoint)),
+            ]
+        ),
         // Every subcommand, reusable by an app's own executable with its own pipelines.
         .target(
             name: "RederiveCLI",
@@ -110,8 +137,11 @@ let package = Package(
                 "Rederive",
                 "RederiveReport",
                 "RederiveWatch",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 "RederiveSQLite",
                 .target(name: "RederivePostgres", condition: .when(traits: postgreSQL)),
+                .target(name: "RederiveMetricsEndpoint", condition: .when(traits: metricsEndpoint)),
                 "RederiveCodec",
                 "RederiveJSON",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -164,6 +194,9 @@ let package = Package(
                 "RederiveMemory",
                 "RederiveSQLite",
                 "RederiveCodec",
+                "RederiveWatch",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -178,6 +211,22 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             resources: [.copy("Fixtures")]
+        ),
+        // The endpoint's tests, a real Prometheus server's scrape among them; empty without the trait.
+        .testTarget(
+            name: "RederiveMetricsEndpointTests",
+            dependencies: [
+                "Rederive",
+                "RederiveMetricsEndpoint",
+                "RederiveWatch",
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: metricsEndpoint)),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: metricsEndpoint)),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: metricsEndpoint)),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: metricsEndpoint)),
+            ]
         ),
         .testTarget(
             name: "RederiveCLITests",

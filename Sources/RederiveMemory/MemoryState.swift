@@ -29,6 +29,9 @@ struct MemoryState {
     var nextGeneration: Int64 = 1
     /// The projections of pipelines that declare one, by pipeline and record.
     var projections: [ProjectionKey: MemoryProjection] = [:]
+    /// Counts the changes that can make records stale (payloads written, invalidations, rollbacks,
+    /// resets), for a watcher to notice.
+    var revision = 0
 
     /// The run with this id, by position.
     func runIndex(_ id: Int64) -> Int? {
@@ -39,6 +42,7 @@ struct MemoryState {
     /// current, as the SQLite store's triggers do whenever a payload is inserted or replaced.
     mutating func renew(_ recordID: Int64, of table: String) {
         tables[table]?.records[recordID]?.generation = nextGeneration
+        revision += 1
         nextGeneration += 1
         for (key, stamp) in stamps where stamp.source == table && key.recordID == recordID {
             stamps[key]?.current = false
@@ -229,4 +233,6 @@ struct MemoryProjection {
 struct ClaimKey: Hashable {
     let token: String
     let pipeline: String
+    /// Each lane of stale records has a cursor of its own.
+    var lane: StaleLane = .all
 }

@@ -49,7 +49,7 @@ extension MemoryStore {
         state.leases[lease.token] = own
         let table = plan.pipeline.table
         guard let records = state.tables[table]?.records else { return .nothing }
-        let key = ClaimKey(token: lease.token, pipeline: plan.pipeline.name)
+        let key = ClaimKey(token: lease.token, pipeline: plan.pipeline.name, lane: plan.lane)
         let run = own?.runID
         let leases = state.leases
         func pending(_ id: Int64, _ record: MemoryRecord) -> Bool {

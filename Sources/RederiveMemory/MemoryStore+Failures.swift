@@ -57,6 +57,7 @@ extension MemoryStore {
             for key in state.failures.keys where matches(key) {
                 state.failures[key]?.current = false
             }
+            state.revision += 1
             return keys?.count ?? table.records.count
         }
     }

@@ -8,6 +8,7 @@ extension MemoryStore: StoreAdministration {
     /// whose payload changed, that were deleted or that a later run derived again.
     public func rollback(run runID: Int64, pipelines: [Pipeline]) async throws -> RollbackReport {
         try state.withLock { state in
+            state.revision += 1
             guard state.runIndex(runID) != nil else {
                 throw RederiveError(.unknownName, "no run \(runID) in the in-memory store")
             }
@@ -77,6 +78,7 @@ extension MemoryStore: StoreAdministration {
     /// column goes back to its declared default; payloads stay. Returns the number of records.
     public func reset(_ pipeline: Pipeline) async throws -> Int {
         state.withLock { state in
+            state.revision += 1
             Self.prepare(pipeline, &state)
             state.stamps = state.stamps.filter { $0.key.pipeline != pipeline.name }
             state.failures = state.failures.filter { $0.key.pipeline != pipeline.name }

@@ -51,6 +51,15 @@ extension MemoryState {
         return stamp
     }
 
+    /// Whether a record stale for the processor at `index` is in `lane`: fresh when it has no current
+    /// stamp at any version, in the backlog when its current stamp is of another version.
+    func inLane(_ lane: StaleLane, _ pipeline: Pipeline, _ index: Int, _ recordID: Int64) -> Bool {
+        guard lane != .all else { return true }
+        let key = ProcessorRecord(pipeline: pipeline.name, processor: pipeline.processors[index].name, recordID: recordID)
+        let stampedCurrent = stamps[key]?.current == true
+        return lane == .backlog ? stampedCurrent : !stampedCurrent
+    }
+
     /// The current failure of the processor at `index` of `pipeline` on a record, if it is of the
     /// processor's version.
     func currentFailure(_ pipeline: Pipeline, _ index: Int, _ recordID: Int64) -> MemoryFailure? {
@@ -66,6 +75,7 @@ extension MemoryState {
         plan.selection.filter { index in
             currentStamp(plan.pipeline, index, recordID) == nil
                 && (plan.retryFailed || currentFailure(plan.pipeline, index, recordID) == nil)
+                && inLane(plan.lane, plan.pipeline, index, recordID)
         }
     }
 

@@ -91,6 +91,11 @@ struct RederiveProcess {
         _ = Glibc.kill(child.pid, SIGINT)
     }
 
+    /// Sends SIGTERM, as a service manager stopping it does.
+    func terminate() {
+        _ = Glibc.kill(child.pid, SIGTERM)
+    }
+
     /// What the process has written to standard output so far; the last line may be incomplete.
     func outputSoFar() throws -> String {
         String(decoding: try Data(contentsOf: URL(fileURLWithPath: outputPath)), as: UTF8.self)

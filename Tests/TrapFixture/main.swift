@@ -4,7 +4,7 @@ import RederiveCLI
 
 /// A `rederive` executable for the `run --isolate` and `run --timeout` tests, whose processor traps on
 /// some records the way real bugs do (a force-unwrap of nil, an index out of range, a failed
-/// precondition) and never returns on a record labelled `hang`. A record labelled `environment` fails
+/// precondition), never returns on a record labelled `hang`, and takes 20 ms on one labelled `slow`. A record labelled `environment` fails
 /// with the names of the variables its process was started with among a few asked about, to show what
 /// a worker inherits.
 struct Item: Decodable, Sendable {
@@ -30,6 +30,10 @@ let total = Processor<Item>(name: "total", version: 1, columns: [.real("total")]
         return [.real(0)]
     case "environment":
         throw EnvironmentReport()
+    case "slow":
+        // A record that takes 20 ms, so that a backlog of them is still draining when a test stops it.
+        usleep(20_000)
+        return [.real(item.values.reduce(0, +))]
     case "hang":
         // An endless loop, as a bug on one odd input would write it.
         while item.values.count < Int.max { usleep(10_000) }

@@ -7,7 +7,7 @@ import RederiveCodec
 /// Records of a claim are shared by all workers, so a record that takes long (or hangs) holds up only
 /// the worker evaluating it, never the rest of its batch; and one worker reads the next batch while
 /// the others still evaluate, so reading and evaluating overlap.
-struct ClaimingWorker: Sendable {
+package struct ClaimingWorker: Sendable {
     let plan: RunPlan
     let store: any RecordStore
     let lease: LeaseKeeper
@@ -23,9 +23,11 @@ struct ClaimingWorker: Sendable {
     let maximumPayloadSize: Int
     /// Where records are evaluated instead of this worker's thread, when set.
     let deriver: (any RecordDeriver)?
+    /// The longest a cancelled worker waits for its record in flight before it leaves it uncommitted.
+    var cancellationGrace: Duration = Self.cancellationGrace
 
     /// The longest a cancelled run waits for a record in flight before it leaves it uncommitted.
-    static let cancellationGrace: Duration = .seconds(10)
+    package static let cancellationGrace: Duration = .seconds(10)
 
     /// Runs worker `index` until nothing is left, the budget is spent, or the run is cancelled;
     /// returns whether it was cancelled. Records are evaluated on `thread`, or by the ``deriver``.
@@ -51,7 +53,7 @@ struct ClaimingWorker: Sendable {
             work.started(record.recordID, worker: index)
             // Once cancelled, a record in flight gets this long to be committed, however long the
             // timeout: the run must end soon after it is asked to.
-            let grace = min(recordTimeout ?? Self.cancellationGrace, Self.cancellationGrace)
+            let grace = min(recordTimeout ?? cancellationGrace, cancellationGrace)
             let evaluated: RecordResult?
             if let deriver {
                 // A deriver's worker that hangs must not hold up a cancelled run beyond the grace either.

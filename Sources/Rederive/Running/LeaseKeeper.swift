@@ -6,33 +6,43 @@ import Logging
 ///
 /// Renewal problems are left to the claims and commits: every commit is fenced by the lease, and a
 /// claim that finds it lost takes a new one (``withCurrentLease(pipeline:_:)``).
-struct LeaseKeeper: Sendable {
+package struct LeaseKeeper: Sendable {
     private let store: any RecordStore
     private let worker: WorkerIdentity
     private let duration: Duration
     private let logger: Logger
     /// The lease held now, and every lease held before it.
     private let held: HeldLease
+    /// Told how each renewal went (nil when it succeeded) instead of a warning logged per failure.
+    private let renewed: RenewalObserver?
 
-    private init(store: any RecordStore, worker: WorkerIdentity, duration: Duration, logger: Logger, lease: WorkerLease) {
+    /// Told how each renewal of the lease went: nil when it succeeded, else the error.
+    package typealias RenewalObserver = @Sendable (_ failure: (any Error)?) -> Void
+
+    private init(
+        store: any RecordStore, worker: WorkerIdentity, duration: Duration, logger: Logger, lease: WorkerLease,
+        renewed: RenewalObserver?
+    ) {
         self.store = store
         self.worker = worker
         self.duration = duration
         self.logger = logger
+        self.renewed = renewed
         held = HeldLease(lease)
     }
 
     /// Takes the store's lease for `worker`, waiting while another process holds it and asking again
     /// every `pollInterval`; reports each new holder it waits for. Nil when cancelled meanwhile.
-    static func acquire(
+    /// `renewed`, when set, is told how each renewal went, and no renewal failure is logged.
+    package static func acquire(
         store: any RecordStore, worker: WorkerIdentity, duration: Duration, pollInterval: Duration,
-        progress: any ProgressReporter, logger: Logger
+        progress: any ProgressReporter, logger: Logger, renewed: RenewalObserver? = nil
     ) async throws -> LeaseKeeper? {
         var reported: String?
         while true {
             switch try await store.acquireLease(for: worker, duration: duration) {
             case .acquired(let lease):
-                return LeaseKeeper(store: store, worker: worker, duration: duration, logger: logger, lease: lease)
+                return LeaseKeeper(store: store, worker: worker, duration: duration, logger: logger, lease: lease, renewed: renewed)
             case .held(let holder):
                 if reported != holder.worker {
                     reported = holder.worker
@@ -49,13 +59,13 @@ struct LeaseKeeper: Sendable {
     }
 
     /// The lease held now.
-    var current: WorkerLease {
+    package var current: WorkerLease {
         get async { await held.current }
     }
 
     /// Runs `body` while a child task renews the lease every third of its duration, then releases
     /// every lease the run held; when `body` throws, releases them as well as the store lets it.
-    func holding<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+    package func holding<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
         do {
             let result = try await renewing(body)
             for lease in await held.all {
@@ -74,6 +84,7 @@ struct LeaseKeeper: Sendable {
         let store = self.store
         let logger = self.logger
         let held = self.held
+        let renewed = self.renewed
         let interval = duration / 3
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {
@@ -85,8 +96,13 @@ struct LeaseKeeper: Sendable {
                     }
                     do {
                         try await store.renewLease(await held.current)
+                        renewed?(nil)
                     } catch {
-                        logger.warning("cannot renew the lease", metadata: ["error": "\(error)"])
+                        if let renewed {
+                            renewed(error)
+                        } else {
+                            logger.warning("cannot renew the lease", metadata: ["error": "\(error)"])
+                        }
                     }
                 }
             }
@@ -100,7 +116,7 @@ struct LeaseKeeper: Sendable {
     /// lease, once however many workers ask, and runs `body` again with it. What a claim of the lost
     /// lease held is committed, fenced by the new lease: accepted where the record is still this
     /// process's at the same generation. Rethrows the loss when another process holds the lease now.
-    func withCurrentLease<T: Sendable>(pipeline: String, _ body: @Sendable (WorkerLease) async throws -> T) async throws -> T {
+    package func withCurrentLease<T: Sendable>(pipeline: String, _ body: @Sendable (WorkerLease) async throws -> T) async throws -> T {
         let lease = await held.current
         do {
             return try await body(lease)

@@ -4,7 +4,11 @@ import Logging
 /// The one writer of a pipeline's derivation: commits the workers' results as they arrive, a batch at
 /// a time or about every commit interval, each commit fenced by the lease; adds up what the commits
 /// counted, logs them, and reports progress after each, and while a record hangs.
-struct ResultWriter: Sendable {
+package struct ResultWriter: Sendable {
+    /// Told of each commit: the results committed, what the commit counted, and how long the commit
+    /// took.
+    package typealias CommitObserver = @Sendable (_ results: [RecordResult], _ counts: RunCounts, _ duration: Duration) -> Void
+
     let plan: RunPlan
     let store: any RecordStore
     let lease: LeaseKeeper
@@ -18,6 +22,8 @@ struct ResultWriter: Sendable {
     let run: RunState
     let progress: any ProgressReporter
     let logger: Logger
+    /// Told of every commit, when set.
+    var committed: CommitObserver? = nil
 
     /// Commits until every worker is done and everything sent is committed. Throws when a commit
     /// fails, or when a processor returned the wrong number of values.
@@ -44,8 +50,10 @@ struct ResultWriter: Sendable {
                 if let error = results.lazy.compactMap({ $0.valueCountError(in: plan.pipeline) }).first {
                     throw error
                 }
+                let commitStarted = run.clock.now
                 let counts = try await commit(results)
                 work.commit(counts, results: results)
+                committed?(results, counts, run.clock.now - commitStarted)
                 log(committed: results, counts: counts)
                 run.report(pipeline: plan.pipeline.name, progress: progress, counts: work.committed, overdue: overdue)
             }

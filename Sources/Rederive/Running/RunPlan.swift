@@ -10,6 +10,9 @@ public struct RunPlan: Sendable {
     /// Whether a store hands out a record's current projection instead of its payload: the pipeline
     /// declares a ``Projection`` and the run did not ask to derive from payloads.
     public let readsProjections: Bool
+    /// Which of the stale records the plan derives: all of them, or one of the two lanes a watcher
+    /// drains side by side.
+    public let lane: StaleLane
     /// The selected processors that read the payload.
     private let payloadReaders: Set<Int>
     /// The selected processors that derive from other processors.
@@ -29,7 +32,11 @@ public struct RunPlan: Sendable {
     ///   - selection: Indices into `pipeline.processors` of the processors to bring up to date; all when nil.
     ///   - retryFailed: Whether records that already failed at the current version and payload are tried again.
     ///   - readsProjections: Whether stored projections serve instead of payloads, where the pipeline keeps them.
-    public init(pipeline: Pipeline, selection: [Int]? = nil, retryFailed: Bool = false, readsProjections: Bool = true) {
+    ///   - lane: Which of the stale records the plan derives; all of them by default.
+    public init(
+        pipeline: Pipeline, selection: [Int]? = nil, retryFailed: Bool = false, readsProjections: Bool = true,
+        lane: StaleLane = .all
+    ) {
         self.pipeline = pipeline
         self.readsProjections = readsProjections && pipeline.projectionVersion != nil
         let graph = pipeline.graph
@@ -40,10 +47,16 @@ public struct RunPlan: Sendable {
             self.selection = Array(pipeline.processors.indices)
         }
         self.retryFailed = retryFailed
+        self.lane = lane
         payloadReaders = Set(self.selection.filter { pipeline.processors[$0].readsPayload })
         // Stores ask for these for every record they read: worked out once.
         dependents = self.selection.filter { !graph.inputs[$0].isEmpty }
         dependencyColumns = Set(dependents.flatMap { graph.inputs[$0] }).sorted()
+    }
+
+    /// The same plan for `lane`'s records.
+    public func restricted(to lane: StaleLane) -> RunPlan {
+        RunPlan(pipeline: pipeline, selection: selection, retryFailed: retryFailed, readsProjections: readsProjections, lane: lane)
     }
 
     /// The selected processors.

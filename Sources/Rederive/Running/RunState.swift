@@ -1,13 +1,14 @@
 /// A run's identity and clock, and whether it was interrupted.
-struct RunState: Sendable {
-    let runID: Int64
+package struct RunState: Sendable {
+    package let runID: Int64
     /// The records the run has pending, as its progress events count them.
     let total: Int
     let clock: ContinuousClock
     let start: ContinuousClock.Instant
     var interrupted = false
 
-    init(runID: Int64, total: Int, clock: ContinuousClock) {
+    /// A run started now on `clock`.
+    package init(runID: Int64, total: Int, clock: ContinuousClock) {
         self.runID = runID
         self.total = total
         self.clock = clock

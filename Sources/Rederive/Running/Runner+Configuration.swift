@@ -69,7 +69,8 @@ extension Runner {
             self.maximumRate = maximumRate
         }
 
-        func validate() throws(RederiveError) {
+        /// Throws when a setting is out of its range.
+        package func validate() throws(RederiveError) {
             if parallelism < 1 {
                 throw RederiveError(.invalidArgument, "parallelism must be at least 1, not \(parallelism)")
             }

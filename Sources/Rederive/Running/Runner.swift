@@ -70,19 +70,26 @@ public struct Runner: Sendable {
         for plan in plans {
             try await store.prepare(plan.pipeline)
         }
+        // Every line the run logs names the worker; once the run is recorded, the run and its pipelines too.
+        var workerLogger = self.logger
+        workerLogger[metadataKey: "worker"] = "\(worker.description)"
+        let logger = workerLogger
         let lease = try await LeaseKeeper.acquire(
             store: store, worker: worker, duration: configuration.leaseDuration, pollInterval: configuration.leasePollInterval,
             progress: progress, logger: logger
         )
         guard let lease else { throw CancellationError() }
-        return try await lease.holding { try await runPlans(plans, lease: lease) }
+        return try await lease.holding { try await runPlans(plans, lease: lease, logger: logger) }
     }
 
     /// Records a run of `plans`, runs each plan's pipeline that has records pending, in order, and
     /// records how the run ended.
-    private func runPlans(_ plans: [RunPlan], lease: LeaseKeeper) async throws -> RunSummary {
+    private func runPlans(_ plans: [RunPlan], lease: LeaseKeeper, logger workerLogger: Logger) async throws -> RunSummary {
         let started = try await store.startRun(plans, lease: await lease.current)
         let runID = started.id
+        var logger = workerLogger
+        logger[metadataKey: "run"] = "\(runID)"
+        logger[metadataKey: "pipeline"] = "\(plans.map(\.pipeline.name).joined(separator: ","))"
         var pending = started.pending.reduce(0, +)
         if let limit = configuration.limit {
             pending = min(pending, limit)
@@ -104,7 +111,9 @@ public struct Runner: Sendable {
             for (plan, pending) in zip(plans, started.pending) where pending > 0 && !work.isExhausted {
                 let records = configuration.limit.map { min($0, pending) } ?? pending
                 work.beginPipeline()
-                try await runPipeline(plan, records: records, lease: lease, work: work, state: &state)
+                var pipelineLogger = logger
+                pipelineLogger[metadataKey: "pipeline"] = "\(plan.pipeline.name)"
+                try await runPipeline(plan, records: records, lease: lease, work: work, state: &state, logger: pipelineLogger)
                 if state.interrupted { break }
             }
             status = state.interrupted ? .interrupted : .completed
@@ -127,7 +136,9 @@ public struct Runner: Sendable {
         return summary
     }
 
-    func makePlans() throws(RederiveError) -> [RunPlan] {
+    /// One plan per pipeline that has a processor the configuration selects, after checking the
+    /// pipelines and the names selected.
+    package func makePlans() throws(RederiveError) -> [RunPlan] {
         _ = try Registry(pipelines)
         let names = configuration.processors
         if let names {
@@ -144,81 +155,16 @@ public struct Runner: Sendable {
         }
     }
 
-    /// What the tasks of one pipeline's run end with.
-    private enum TaskEnd: Sendable {
-        case worker(interrupted: Bool)
-        case writer
-    }
-
-    /// Records committed at once: the configured batch, but no more than the maximum rate's second.
-    private var batchSize: Int {
-        configuration.maximumRate.map { max(1, Int(min(Double(configuration.batchSize), $0))) } ?? configuration.batchSize
-    }
-
     /// Records one worker claims at once: the configured or the store's claim, within a batch.
-    private var claimSize: Int {
-        max(1, min(batchSize, configuration.claimSize ?? store.preferredClaimSize))
-    }
+    private var claimSize: Int { PipelinePass.claimSize(configuration, store: store) }
 
-    /// Runs one pipeline's pending records: `parallelism` ``ClaimingWorker``s claim, read and evaluate;
-    /// the ``ResultWriter`` commits what they send. No more workers (and threads) start than the
-    /// `records` pending when the run started: a worker beyond them would find nothing to evaluate.
+    /// Runs one pipeline's pending records in a ``PipelinePass``.
     private func runPipeline(
-        _ plan: RunPlan, records: Int, lease: LeaseKeeper, work: SynchronizedWork, state: inout RunState
+        _ plan: RunPlan, records: Int, lease: LeaseKeeper, work: SynchronizedWork, state: inout RunState, logger: Logger
     ) async throws {
-        let batchSize = self.batchSize
-        let workers = max(1, min(configuration.parallelism, records))
-        let channel = ResultChannel(capacity: 2 * batchSize)
-        let worker = ClaimingWorker(
-            plan: plan, store: store, lease: lease, work: work, channel: channel, claimSize: claimSize,
-            // Every worker holds one claimed batch of payloads at most: together they stay within the byte limit.
-            claimBytes: max(1, configuration.batchByteLimit / workers),
-            refillBelow: configuration.parallelism, recordTimeout: configuration.recordTimeout,
-            maximumPayloadSize: configuration.maximumPayloadSize, deriver: configuration.deriver
+        let pass = PipelinePass(
+            plan: plan, store: store, lease: lease, configuration: configuration, progress: progress, logger: logger
         )
-        let writer = ResultWriter(
-            plan: plan, store: store, lease: lease, work: work, channel: channel, batchSize: batchSize,
-            commitInterval: configuration.commitInterval, recordTimeout: configuration.recordTimeout, run: state,
-            progress: progress, logger: logger
-        )
-        let threads = WorkerThreads(count: workers, name: "rederive worker")
-        defer { threads.stop() }
-        let interrupted = try await withThrowingTaskGroup(of: TaskEnd.self) { group in
-            for index in 0..<workers {
-                group.addTask {
-                    let interrupted = try await worker.run(worker: index, thread: threads.threads[index])
-                    return .worker(interrupted: interrupted)
-                }
-            }
-            group.addTask {
-                do {
-                    try await writer.write()
-                    return .writer
-                } catch {
-                    channel.close()
-                    throw error
-                }
-            }
-            var running = workers
-            var interrupted = false
-            do {
-                while let end = try await group.next() {
-                    switch end {
-                    case .worker(let stopped):
-                        interrupted = interrupted || stopped
-                        running -= 1
-                        if running == 0 { channel.finish() }
-                    case .writer:
-                        break
-                    }
-                }
-            } catch {
-                // A worker or the writer failed: the writer must not wait for results that will never come.
-                channel.close()
-                throw error
-            }
-            return interrupted
-        }
-        state.interrupted = interrupted
+        state.interrupted = try await pass.run(records: records, work: work, run: state)
     }
 }

@@ -2,7 +2,7 @@ import Synchronization
 
 /// ``SharedWork`` shared by a run's workers, their threads and its writer: every transition under one
 /// lock, at the time of the run's clock, and the workers that wait for another worker's claim.
-final class SynchronizedWork: Sendable {
+package final class SynchronizedWork: Sendable {
     private struct State {
         var work: SharedWork
         /// Workers waiting for a claim to end.
@@ -10,9 +10,10 @@ final class SynchronizedWork: Sendable {
     }
 
     private let state: Mutex<State>
-    let clock: ContinuousClock
+    package let clock: ContinuousClock
 
-    init(_ work: SharedWork, clock: ContinuousClock) {
+    /// Shares `work`, timed by `clock`.
+    package init(_ work: SharedWork, clock: ContinuousClock) {
         state = Mutex(State(work: work))
         self.clock = clock
     }
@@ -21,7 +22,7 @@ final class SynchronizedWork: Sendable {
     var isExhausted: Bool { state.withLock { $0.work.isExhausted } }
 
     /// What the writer has committed so far, also when the run fails.
-    var committed: RunCounts { state.withLock { $0.work.committed } }
+    package var committed: RunCounts { state.withLock { $0.work.committed } }
 
     /// See ``SharedWork/beginPipeline()``.
     func beginPipeline() {

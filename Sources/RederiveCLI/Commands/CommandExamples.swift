@@ -34,6 +34,13 @@ extension RunCommand: ExampleCommand {
     ]
 }
 
+extension WatchCommand: ExampleCommand {
+    static let examples = [
+        HelpExample(purpose: "Derive records as they become stale, until stopped:", arguments: "watch --db rooms.sqlite --parallel 4"),
+        HelpExample(purpose: "Look at least every 2 s, and give a stop 30 s to commit:", arguments: "watch --db rooms.sqlite --poll-interval 2 --drain-timeout 30"),
+    ]
+}
+
 extension StatusCommand: ExampleCommand {
     static let examples = [
         HelpExample(purpose: "Per processor, records up to date, stale and failed:", arguments: "status --db rooms.sqlite"),

@@ -49,6 +49,7 @@ public struct RederiveCommand: AsyncParsableCommand {
         ImportCommand.self,
         ExportCommand.self,
         RunCommand.self,
+        WatchCommand.self,
         StatusCommand.self,
         FailuresCommand.self,
         InvalidateCommand.self,

@@ -119,6 +119,17 @@ enum ValueBounds {
         least: 1, most: 3_600, unit: "seconds", reason: "an hour, the longest a killed run may keep the database from others"
     )
 
+    /// How long `watch` waits for a change signal before it looks for stale records anyway: a signal
+    /// lost delays records this long at most.
+    static let pollInterval = ValueBound<Double>(
+        least: 0.1, most: 3_600, unit: "seconds", reason: "an hour, the longest a lost signal may delay a record"
+    )
+
+    /// How long a stopping `watch` waits for the records in flight.
+    static let drainTimeout = ValueBound<Double>(
+        least: 0.1, most: 3_600, unit: "seconds", reason: "an hour; a service manager stops a process that takes longer"
+    )
+
     /// How long to wait for another connection's write lock before failing.
     static let busyTimeout = ValueBound<Double>(
         least: 0, most: 3_600, unit: "seconds", reason: "an hour; a lock held longer belongs to a process that is stuck"

@@ -28,7 +28,13 @@ extension PipelineSchema where Dialect == PostgresSQL {
             WHERE g.tgrelid = to_regclass(\(check.bind(tables.table))) AND g.tgname = \(check.bind(tables.trackerName))
             """
         let installed = changes.createTable ? [] : try await connection.run(check, logger: logger).collect { try $0.decode(String.self) }
-        changes.replaceTracking = installed.first != trackerBody(payloadType: changes.payloadType)
+        var notifier = SQLStatement()
+        notifier.sql = """
+            SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass(\(notifier.bind(tables.table)))
+            AND tgname = \(notifier.bind(tables.notifierName))
+            """
+        let notifies = changes.createTable ? false : try await connection.count(notifier, logger: logger) > 0
+        changes.replaceTracking = installed.first != trackerBody(payloadType: changes.payloadType) || !notifies
         return changes
     }
 
@@ -59,6 +65,22 @@ extension PipelineSchema where Dialect == PostgresSQL {
             try await execute("""
                 CREATE TRIGGER \(name) AFTER INSERT OR DELETE OR UPDATE OF \(t.payload), \(t.id) ON \(t.table)
                 FOR EACH ROW EXECUTE FUNCTION \(name)()
+                """, connection, logger)
+            // One notification per statement, however many rows it writes: a row trigger would queue
+            // every inserting transaction's commit behind the server's one notification lock, row by row.
+            let notifier = PostgresSQL.identifier(t.notifierName)
+            try await execute("""
+                CREATE OR REPLACE FUNCTION rederive_notify_changes() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    PERFORM pg_notify(\(PostgresSQL.literal(PostgresStore.changeChannel)), TG_TABLE_NAME);
+                    RETURN NULL;
+                END;
+                $$
+                """, connection, logger)
+            try await execute("DROP TRIGGER IF EXISTS \(notifier) ON \(t.table)", connection, logger)
+            try await execute("""
+                CREATE TRIGGER \(notifier) AFTER INSERT OR UPDATE OF \(t.payload), \(t.id) ON \(t.table)
+                FOR EACH STATEMENT EXECUTE FUNCTION rederive_notify_changes()
                 """, connection, logger)
             try await reconcile(connection, logger)
         }

@@ -9,5 +9,7 @@ typealias PostgresPipelineTables = PipelineTables<PostgresSQL>
 extension PipelineTables where Dialect == PostgresSQL {
     /// The trigger function's and the trigger's name.
     var trackerName: String { "rederive_\(pipeline.table)_track" }
+    /// The statement trigger that tells listening watchers that payloads were written.
+    var notifierName: String { "rederive_\(pipeline.table)_notify" }
 }
 #endif

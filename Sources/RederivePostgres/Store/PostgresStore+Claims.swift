@@ -48,7 +48,7 @@ extension PostgresStore {
     /// Claims stale records that no live lease holds (`FOR UPDATE SKIP LOCKED`) and marks them with the
     /// lease's token; records a dead lease held are taken first.
     public func claim(_ plan: RunPlan, limit: Int, byteLimit: Int, lease: WorkerLease) async throws -> [PendingRecord] {
-        let key = ClaimPositionKey(token: lease.token, pipeline: plan.pipeline.name)
+        let key = ClaimPositionKey(token: lease.token, pipeline: plan.pipeline.name, lane: plan.lane)
         while true {
             let position = claimPositions.withLock { $0[key] } ?? .after(nil)
             let outcome: ClaimOutcome

@@ -73,6 +73,11 @@ extension PostgresStore: StoreReporting {
             }
             try await connection.run(stamps, logger: logger)
             try await connection.run(failures, logger: logger)
+            // Watchers listening learn at once that records became stale.
+            try await connection.query(
+                PostgresQuery(unsafeSQL: "SELECT pg_notify(\(PostgresSQL.literal(Self.changeChannel)), \(PostgresSQL.literal(pipeline.table)))"),
+                logger: logger
+            )
             if let recordIDs { return recordIDs.count }
             return try await Self.recordCount(pipeline, connection, logger)
         }

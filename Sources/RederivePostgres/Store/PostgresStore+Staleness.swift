@@ -102,6 +102,12 @@ extension PostgresStore {
         var flags: [String] = []
         for processor in plan.processors {
             var flag = "NOT coalesce(s.processors @> \(statement.bind(upToDateStamp(processor), as: "jsonb")), false)"
+            let anyCurrent = "coalesce(s.processors @> \(statement.bind(currentStamp(processor), as: "jsonb")), false)"
+            switch plan.lane {
+            case .all: break
+            case .fresh: flag = "NOT \(anyCurrent)"
+            case .backlog: flag += " AND \(anyCurrent)"
+            }
             if !plan.retryFailed {
                 flag += """
                      AND NOT EXISTS (SELECT 1 FROM rederive_failures f WHERE f.pipeline = \(pipeline) \
@@ -117,6 +123,12 @@ extension PostgresStore {
     /// `{"name": {"current": true, "version": 2}}`: what a stamp row contains when the processor is up to date.
     static func upToDateStamp(_ processor: ProcessorDescriptor) -> String {
         "{\(jsonString(processor.name)): {\"current\": true, \"version\": \(processor.version)}}"
+    }
+
+    /// `{"name": {"current": true}}`: what a stamp row contains when the processor's values are current,
+    /// at any version.
+    static func currentStamp(_ processor: ProcessorDescriptor) -> String {
+        "{\(jsonString(processor.name)): {\"current\": true}}"
     }
 
     /// A string as a JSON string literal.

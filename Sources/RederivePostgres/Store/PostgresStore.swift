@@ -160,7 +160,7 @@ public final class PostgresStore: Sendable {
         return tlsOptional(location) ? .prefer(configuration) : .require(configuration)
     }
 
-    private static func connectionTLS(_ location: PostgresLocation) throws -> PostgresConnection.Configuration.TLS {
+    static func connectionTLS(_ location: PostgresLocation) throws -> PostgresConnection.Configuration.TLS {
         guard let configuration = tlsConfiguration(location) else { return .disable }
         let context = try NIOSSLContext(configuration: configuration)
         return tlsOptional(location) ? .prefer(context) : .require(context)
@@ -279,6 +279,8 @@ extension PostgresProblem {
 struct ClaimPositionKey: Hashable, Sendable {
     let token: String
     let pipeline: String
+    /// Each lane of stale records has a position of its own.
+    var lane: StaleLane = .all
 }
 
 /// Which records a process's next claim of a pipeline looks at.

@@ -7,6 +7,8 @@ import Synchronization
 struct ClaimCursorKey: Hashable, Sendable {
     let token: String
     let pipeline: String
+    /// Each lane of stale records has a cursor of its own.
+    var lane: StaleLane = .all
 }
 
 /// Claiming batches of stale records for the workers of this process.
@@ -21,7 +23,7 @@ extension SQLiteStore {
     /// Hands out the next pending records after this lease's cursor, then reads their payloads on a
     /// reader connection of the calling worker's own.
     public func claim(_ plan: RunPlan, limit: Int, byteLimit: Int, lease: WorkerLease) async throws -> [PendingRecord] {
-        let key = ClaimCursorKey(token: lease.token, pipeline: plan.pipeline.name)
+        let key = ClaimCursorKey(token: lease.token, pipeline: plan.pipeline.name, lane: plan.lane)
         while true {
             let records: [PendingRecord]
             switch try await pick(plan, key: key, limit: limit, byteLimit: byteLimit) {

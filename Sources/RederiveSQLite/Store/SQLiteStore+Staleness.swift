@@ -195,8 +195,21 @@ extension SQLiteStore {
                 AND x.record_id = r.record_id AND x.version = ? AND x.current = 1
                 """
         }
+        /// Whether the record has a current stamp of the processor at `index`, at any version.
+        func anyCurrentStamp(_ index: Int) -> String {
+            arguments += [plan.pipeline.name, plan.pipeline.processors[index].name]
+            return """
+                EXISTS (SELECT 1 FROM rederive_stamps x WHERE x.pipeline = ? AND x.processor = ? \
+                AND x.record_id = r.record_id AND x.current = 1)
+                """
+        }
         for index in shape.staleCandidates {
-            var flag = "NOT EXISTS (\(currentRow("1", of: "rederive_stamps", index)))"
+            var flag = switch plan.lane {
+            case .all: "NOT EXISTS (\(currentRow("1", of: "rederive_stamps", index)))"
+            // No current stamp at any version implies none at this one.
+            case .fresh: "NOT \(anyCurrentStamp(index))"
+            case .backlog: "NOT EXISTS (\(currentRow("1", of: "rederive_stamps", index))) AND \(anyCurrentStamp(index))"
+            }
             if !plan.retryFailed {
                 flag += " AND NOT EXISTS (\(currentRow("1", of: "rederive_failures", index)))"
             }

@@ -1,0 +1,454 @@
+#!/usr/bin/env python3
+"""Insert-to-derived latency of `rederive watch` while a backlog drains, and the backlog's drain rate
+against a plain `rederive run` on the same data.
+
+    python3 Benchmarks/watch-latency.py [--store sqlite|postgres] [--backlog 20000] [--rate 100]
+                                        [--seconds 60] [--parallel 2] [--poll-ms 10]
+
+What it does, on one store:
+
+1. Writes a corpus of BACKLOG records (`rederive generate --corrupt 0`), derives it with `rederive run`,
+   then makes every record stale as a logic bump does: each current stamp's version moved one below
+   the processor's (`--backlog-kind invalidate` uses `rederive invalidate` instead, whose records the
+   watcher treats as fresh, not as a backlog).
+2. Baseline: `rederive run --parallel N` on a copy of that database, timed (wall seconds). Its drain
+   rate is BACKLOG / wall.
+3. Watch: `rederive watch --parallel N` on another copy. As it starts, this process starts inserting
+   RATE new records per second for SECONDS seconds, one INSERT per transaction at even intervals, from
+   its own connection (Python's sqlite3 on SQLite; a psql session on PostgreSQL), each with a new key and
+   the payload of a backlog record, as an application writing the table would (rederive's triggers
+   register it). A second connection of this process polls every POLL_MS milliseconds for new records
+   whose stamps are committed (`rederive_stamps` of the pipeline's last processor, which a record's
+   commit writes with all its others), and for how many backlog records were derived again since the
+   watch started.
+4. A record's latency runs from the moment its INSERT committed (the call returned) to the first poll
+   that saw it derived: it overstates the true latency by up to one poll interval plus the poll's own
+   time. The backlog's drain time runs from the watcher's start to the poll that saw every backlog record
+   derived again (its rate includes the watcher's start-up).
+5. Stops the watcher with SIGTERM once both are done (or after a deadline), and checks it exits 0.
+
+It prints the latency distribution (p50, p90, p99, max, and a histogram), both drain rates and their
+ratio, and writes them as JSON to BENCH_DIR/watch-latency-STORE.json.
+
+Environment: REDERIVE_BIN (a rederive with the `watch` command; with `--store postgres`, built with the
+PostgreSQL trait; otherwise this builds one in release mode), BENCH_DIR (.build-bench), POSTGRES_BIN
+(/usr/lib/postgresql/15/bin).
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PIPELINE = "roomscan"
+# The pipeline's last processor: it derives from three others, so its stamp is written with the record's
+# every other stamp, in the same commit.
+LAST_PROCESSOR = "room_type"
+
+
+def log(message):
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def rederive_binary(store):
+    if os.environ.get("REDERIVE_BIN"):
+        return os.environ["REDERIVE_BIN"]
+    traits = ["--traits", "PostgreSQL"] if store == "postgres" else []
+    subprocess.run(["swift", "build", "-c", "release", *traits, "--product", "rederive"], cwd=ROOT, check=True)
+    path = subprocess.run(
+        ["swift", "build", "-c", "release", *traits, "--show-bin-path"], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout.strip()
+    return os.path.join(path, "rederive")
+
+
+def run(command, **kwargs):
+    return subprocess.run(command, check=True, capture_output=True, text=True, **kwargs)
+
+
+# What a new build with every processor's logic version bumped finds: each record's stamps current, at
+# another version than the code's. The watcher drains such records in its backlog lane; records that
+# `invalidate` marks, like new ones, have no current stamp and go in its fresh lane.
+BUMP = "UPDATE rederive_stamps SET version = version - 1 WHERE current = 1"
+
+# --- Stores -------------------------------------------------------------------------------------------
+
+
+class SQLiteTarget:
+    """A database file, copied for each measurement; connections through Python's sqlite3."""
+
+    name = "sqlite"
+
+    def __init__(self, work):
+        self.work = work
+        self.template = os.path.join(work, "backlog.sqlite")
+
+    def db_argument(self, copy):
+        return os.path.join(self.work, f"{copy}.sqlite")
+
+    def prepare_template(self):
+        return self.template
+
+    def copy(self, name):
+        destination = self.db_argument(name)
+        source = sqlite3.connect(self.template)
+        target = sqlite3.connect(destination)
+        source.backup(target)
+        source.close()
+        target.close()
+        return destination
+
+    def connect(self, db):
+        return SQLiteSession(db)
+
+    def mark_bumped(self, db):
+        session = SQLiteSession(db)
+        session.rows(BUMP)
+        session.close()
+
+    def close(self):
+        pass
+
+
+class SQLiteSession:
+    def __init__(self, path):
+        # Each session is used by one thread, but not always the one that opened it.
+        self.connection = sqlite3.connect(path, isolation_level=None, timeout=30, check_same_thread=False)
+        self.connection.execute("PRAGMA busy_timeout = 30000")
+
+    def rows(self, sql, arguments=()):
+        return self.connection.execute(sql.replace("%s", "?"), arguments).fetchall()
+
+    def insert_copy(self, key, source_id):
+        cursor = self.connection.execute(
+            "INSERT INTO room_scans (scan_id, payload) SELECT ?, payload FROM room_scans WHERE id = ?", (key, source_id)
+        )
+        return cursor.lastrowid
+
+    def close(self):
+        self.connection.close()
+
+
+class PostgresTarget:
+    """A throwaway PostgreSQL 15 cluster on loopback; one database per copy (CREATE DATABASE ... TEMPLATE)."""
+
+    name = "postgres"
+
+    def __init__(self, work):
+        self.bin = os.environ.get("POSTGRES_BIN", "/usr/lib/postgresql/15/bin")
+        if not os.access(os.path.join(self.bin, "initdb"), os.X_OK):
+            raise SystemExit(f"no PostgreSQL server binaries at {self.bin} (set POSTGRES_BIN)")
+        self.cluster = tempfile.mkdtemp(prefix="rederive-watchbench-")
+        self.as_server = ["runuser", "-u", "postgres", "--"] if os.getuid() == 0 else []
+        if os.getuid() == 0:
+            shutil.chown(self.cluster, "postgres", "postgres")
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        data = os.path.join(self.cluster, "data")
+        run([*self.as_server, f"{self.bin}/initdb", "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"])
+        with open(os.path.join(data, "postgresql.conf"), "a") as conf:
+            conf.write(f"listen_addresses = '127.0.0.1'\nport = {self.port}\nunix_socket_directories = '{self.cluster}'\n")
+        run([*self.as_server, f"{self.bin}/pg_ctl", "-D", data, "-l", os.path.join(self.cluster, "server.log"), "-w", "-t", "60", "start"])
+        self.psql(["-d", "postgres", "-c", "CREATE DATABASE backlog"])
+
+    def psql(self, arguments):
+        return run([f"{self.bin}/psql", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", "-X", "-v", "ON_ERROR_STOP=1", "-At", "-q", *arguments])
+
+    def db_argument(self, name):
+        return f"postgres://postgres@127.0.0.1:{self.port}/{name}?sslmode=disable"
+
+    def prepare_template(self):
+        return self.db_argument("backlog")
+
+    def copy(self, name):
+        self.psql(["-d", "postgres", "-c", f"CREATE DATABASE {name} TEMPLATE backlog"])
+        return self.db_argument(name)
+
+    def connect(self, db):
+        return PsqlSession(self, db.split("/")[-1].split("?")[0])
+
+    def mark_bumped(self, db):
+        session = self.connect(db)
+        session.rows(BUMP)
+        session.close()
+
+    def close(self):
+        subprocess.run([*self.as_server, f"{self.bin}/pg_ctl", "-D", os.path.join(self.cluster, "data"), "-m", "immediate", "-w", "stop"],
+                       capture_output=True)
+        shutil.rmtree(self.cluster, ignore_errors=True)
+
+
+class PsqlSession:
+    """One long-lived psql process in autocommit: each statement is committed when its answer is read."""
+
+    END = "__rederive_end__"
+
+    def __init__(self, target, database):
+        self.process = subprocess.Popen(
+            [f"{target.bin}/psql", "-h", "127.0.0.1", "-p", str(target.port), "-U", "postgres", "-X", "-At", "-q",
+             "-v", "ON_ERROR_STOP=1", "-d", database],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
+        )
+
+    @staticmethod
+    def literal(value):
+        if isinstance(value, int):
+            return str(value)
+        return "'" + str(value).replace("'", "''") + "'"
+
+    def rows(self, sql, arguments=()):
+        for argument in arguments:
+            sql = sql.replace("%s", self.literal(argument), 1)
+        self.process.stdin.write(sql + ";\n\\echo " + self.END + "\n")
+        self.process.stdin.flush()
+        rows = []
+        for line in self.process.stdout:
+            line = line.rstrip("\n")
+            if line == self.END:
+                return rows
+            rows.append(tuple(int(field) if field.lstrip("-").isdigit() else field for field in line.split("|")))
+        raise RuntimeError("psql ended")
+
+    def insert_copy(self, key, source_id):
+        return self.rows("INSERT INTO room_scans (scan_id, payload) SELECT %s, payload FROM room_scans WHERE id = %s RETURNING id",
+                         (key, source_id))[0][0]
+
+    def close(self):
+        self.process.stdin.close()
+        self.process.wait(timeout=10)
+
+
+# --- Measurement --------------------------------------------------------------------------------------
+
+
+def percentile(sorted_values, fraction):
+    if not sorted_values:
+        return None
+    index = min(len(sorted_values) - 1, max(0, round(fraction * (len(sorted_values) - 1))))
+    return sorted_values[index]
+
+
+class Inserter(threading.Thread):
+    """Inserts `rate` records a second for `seconds` seconds, at even intervals, one per transaction."""
+
+    def __init__(self, session, rate, seconds, source_ids):
+        super().__init__(daemon=True)
+        self.session, self.rate, self.seconds, self.source_ids = session, rate, seconds, source_ids
+        self.inserted = {}  # record id -> monotonic time its INSERT returned
+        self.lock = threading.Lock()
+        self.behind = 0.0  # the most this thread fell behind its schedule, seconds
+        self.error = None
+
+    def run(self):
+        try:
+            start = time.monotonic()
+            total = int(self.rate * self.seconds)
+            for index in range(total):
+                due = start + index / self.rate
+                now = time.monotonic()
+                if due > now:
+                    time.sleep(due - now)
+                else:
+                    self.behind = max(self.behind, now - due)
+                record = self.session.insert_copy(f"watch-bench-{index}", self.source_ids[index % len(self.source_ids)])
+                committed = time.monotonic()
+                with self.lock:
+                    self.inserted[record] = committed
+        except Exception as error:  # noqa: BLE001 - reported by the main thread
+            self.error = error
+
+
+def measure_watch(target, rederive, db, backlog_ids, args):
+    watched = target.connect(db)
+    inserting = target.connect(db)
+    last_backlog = max(backlog_ids)
+    first_run = watched.rows("SELECT coalesce(max(id), 0) FROM rederive_runs")[0][0]
+    source_ids = backlog_ids[:50]
+
+    log(f"watch --parallel {args.parallel} on {target.name}, {args.rate} inserts/s for {args.seconds} s")
+    watch_log = open(os.path.join(args.work, f"watch-{target.name}.log"), "w")
+    started = time.monotonic()
+    watcher = subprocess.Popen([rederive, "watch", "--db", db, "--parallel", str(args.parallel)],
+                               stdout=watch_log, stderr=subprocess.STDOUT)
+    inserter = Inserter(inserting, args.rate, args.seconds, source_ids)
+    inserter.start()
+
+    derived = {}  # record id -> monotonic time a poll first saw it derived
+    drained_at = None
+    drained_count = 0
+    next_drain_check = 0.0
+    deadline = started + args.seconds + args.drain_deadline
+    try:
+        inserts_ended = None
+        while time.monotonic() < deadline:
+            if inserter.error:
+                raise inserter.error
+            if watcher.poll() is not None:
+                raise SystemExit(f"rederive watch exited early with status {watcher.returncode}; see {watch_log.name}")
+            with inserter.lock:
+                waiting = [record for record in inserter.inserted if record not in derived]
+            if waiting:
+                rows = watched.rows(
+                    "SELECT record_id FROM rederive_stamps WHERE pipeline = %s AND processor = %s AND record_id >= %s AND current = 1",
+                    (PIPELINE, LAST_PROCESSOR, min(waiting)),
+                )
+                seen = time.monotonic()
+                for (record,) in rows:
+                    if record > last_backlog and record not in derived:
+                        derived[record] = seen
+            now = time.monotonic()
+            if drained_at is None and now >= next_drain_check:
+                drained_count = watched.rows(
+                    "SELECT count(*) FROM rederive_stamps WHERE pipeline = %s AND processor = %s AND record_id <= %s AND run_id > %s AND current = 1",
+                    (PIPELINE, LAST_PROCESSOR, last_backlog, first_run),
+                )[0][0]
+                if drained_count >= len(backlog_ids):
+                    drained_at = time.monotonic()
+                    log(f"backlog drained after {drained_at - started:.1f} s")
+                next_drain_check = now + 0.25
+            if not inserter.is_alive():
+                inserts_ended = inserts_ended or time.monotonic()
+                all_seen = len(derived) >= len(inserter.inserted)
+                # The inserted records get two minutes after the last insert; the backlog its deadline.
+                if (drained_at is not None or now > deadline) and (all_seen or now - inserts_ended > 120):
+                    break
+            time.sleep(args.poll_ms / 1000)
+        if inserter.error:
+            raise inserter.error
+    finally:
+        watcher.send_signal(signal.SIGTERM)
+        try:
+            status = watcher.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            watcher.kill()
+            status = "killed after 60 s"
+        watch_log.close()
+        watched.close()
+        inserter.join(timeout=5)
+        inserting.close()
+
+    latencies = sorted(derived[record] - committed for record, committed in inserter.inserted.items() if record in derived)
+    # Every record's insert time (seconds after the watcher started) and latency, for a closer look.
+    with open(os.path.join(args.work, "latencies.json"), "w") as out:
+        json.dump(sorted((committed - started, derived[record] - committed)
+                         for record, committed in inserter.inserted.items() if record in derived), out)
+    # The records inserted while the backlog drained, apart: the ones the lanes must put ahead of it.
+    during = sorted(
+        derived[record] - committed for record, committed in inserter.inserted.items()
+        if record in derived and (drained_at is None or committed < drained_at)
+    )
+    return {
+        "duringDrain": {
+            "records": len(during), "p50": percentile(during, 0.50), "p90": percentile(during, 0.90),
+            "p99": percentile(during, 0.99), "max": during[-1] if during else None,
+        },
+        "inserted": len(inserter.inserted),
+        "derivedSeen": len(latencies),
+        "neverSeenDerived": len(inserter.inserted) - len(latencies),
+        "inserterFellBehindSeconds": round(inserter.behind, 3),
+        "latencySeconds": {
+            "p50": percentile(latencies, 0.50), "p90": percentile(latencies, 0.90), "p99": percentile(latencies, 0.99),
+            "max": latencies[-1] if latencies else None, "mean": sum(latencies) / len(latencies) if latencies else None,
+        },
+        "histogram": histogram(latencies),
+        "backlogDrainSeconds": None if drained_at is None else drained_at - started,
+        "backlogDerivedAtDeadline": drained_count,
+        "watchExitStatus": status,
+    }
+
+
+def histogram(latencies):
+    bounds = [0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 5.0]
+    counts, lower = {}, 0.0
+    for bound in bounds:
+        counts[f"{int(lower * 1000)}-{int(bound * 1000)} ms"] = sum(1 for value in latencies if lower < value <= bound or (lower == 0 and value <= bound))
+        lower = bound
+    counts[f"> {int(bounds[-1] * 1000)} ms"] = sum(1 for value in latencies if value > bounds[-1])
+    return counts
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--store", choices=["sqlite", "postgres"], default="sqlite")
+    parser.add_argument("--backlog", type=int, default=20000)
+    parser.add_argument("--rate", type=float, default=100)
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--parallel", type=int, default=2)
+    parser.add_argument("--poll-ms", type=float, default=10)
+    parser.add_argument("--seed", type=int, default=26)
+    parser.add_argument("--backlog-kind", choices=["bump", "invalidate"], default="bump",
+                        help="how the backlog is made stale: a logic version bump (default) or `rederive invalidate`")
+    parser.add_argument("--drain-deadline", type=float, default=1800, help="seconds after the inserts to wait for the backlog")
+    args = parser.parse_args()
+    if not 1 <= args.parallel <= 64 or not 0 < args.rate <= 10000 or not 0 < args.seconds <= 3600 or not 1 <= args.backlog <= 10_000_000:
+        raise SystemExit("--parallel 1...64, --rate up to 10000, --seconds up to 3600, --backlog up to 10,000,000")
+
+    bench = os.environ.get("BENCH_DIR", os.path.join(ROOT, ".build-bench"))
+    args.work = os.path.join(bench, f"watch-latency-{args.store}")
+    shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(args.work)
+    rederive = rederive_binary(args.store)
+    log(run([rederive, "--version"]).stdout.strip())
+
+    target = SQLiteTarget(args.work) if args.store == "sqlite" else PostgresTarget(args.work)
+    try:
+        template = target.prepare_template()
+        log(f"backlog: generate {args.backlog} records, derive them, make them stale ({args.backlog_kind})")
+        run([rederive, "generate", "--db", template, "--count", str(args.backlog), "--seed", str(args.seed), "--corrupt", "0"])
+        run([rederive, "run", "--db", template, "--progress", "none", "--parallel", str(args.parallel)])
+        if args.backlog_kind == "invalidate":
+            run([rederive, "invalidate", "--db", template])
+        else:
+            target.mark_bumped(template)
+
+        baseline_db = target.copy("baseline")
+        started = time.monotonic()
+        run([rederive, "run", "--db", baseline_db, "--progress", "none", "--parallel", str(args.parallel)])
+        baseline_seconds = time.monotonic() - started
+        log(f"plain run: {args.backlog} records in {baseline_seconds:.1f} s")
+
+        watch_db = target.copy("watched")
+        session = target.connect(watch_db)
+        backlog_ids = [row[0] for row in session.rows("SELECT id FROM room_scans ORDER BY id")]
+        session.close()
+        result = measure_watch(target, rederive, watch_db, backlog_ids, args)
+    finally:
+        target.close()
+
+    result.update({
+        "store": args.store, "backlog": args.backlog, "rate": args.rate, "seconds": args.seconds, "parallel": args.parallel,
+        "pollMilliseconds": args.poll_ms, "backlogKind": args.backlog_kind, "plainRunSeconds": baseline_seconds,
+        "plainRunRate": args.backlog / baseline_seconds,
+    })
+    if result["backlogDrainSeconds"]:
+        result["watchDrainRate"] = args.backlog / result["backlogDrainSeconds"]
+        result["drainRateOfPlainRun"] = result["watchDrainRate"] / result["plainRunRate"]
+    with open(os.path.join(bench, f"watch-latency-{args.store}.json"), "w") as out:
+        json.dump(result, out, indent=2)
+    latency = result["latencySeconds"]
+    ms = lambda value: "n/a" if value is None else f"{value * 1000:.0f} ms"  # noqa: E731
+    print(f"store {args.store}, --parallel {args.parallel}, backlog {args.backlog}, {args.rate:g} inserts/s for {args.seconds:g} s")
+    print(f"latency: p50 {ms(latency['p50'])}, p90 {ms(latency['p90'])}, p99 {ms(latency['p99'])}, max {ms(latency['max'])}"
+          f" ({result['derivedSeen']} of {result['inserted']} seen derived; poll every {args.poll_ms:g} ms)")
+    during = result["duringDrain"]
+    print(f"while the backlog drained: {during['records']} records, p50 {ms(during['p50'])}, p90 {ms(during['p90'])},"
+          f" p99 {ms(during['p99'])}, max {ms(during['max'])}")
+    print("histogram: " + ", ".join(f"{bucket}: {count}" for bucket, count in result["histogram"].items()))
+    print(f"plain run: {result['plainRunRate']:.0f} records/s")
+    if result.get("watchDrainRate"):
+        print(f"watch drain: {result['watchDrainRate']:.0f} records/s, {result['drainRateOfPlainRun'] * 100:.0f} % of the plain run")
+    else:
+        print(f"watch drain: not finished ({result['backlogDerivedAtDeadline']} of {args.backlog} derived again)")
+    print(f"watch exit status: {result['watchExitStatus']}")
+
+
+if __name__ == "__main__":
+    main()

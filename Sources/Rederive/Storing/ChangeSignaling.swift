@@ -1,0 +1,22 @@
+/// What a store tells a process that derives records continuously (`rederive watch`): when records may
+/// have become stale, and how to claim from the first record again.
+///
+/// A signal means "look again", never "this record changed": it may come when nothing a pipeline
+/// reads changed (the watcher's own commits, a lease renewed), and the watcher then finds nothing
+/// pending. A signal may also be lost (a dropped connection); the watcher looks again at a bounded
+/// interval regardless.
+public protocol ChangeSignaling: Sendable {
+    /// Yields once each time the store notices that a change was committed, by any connection or
+    /// process, after the stream was made. Where the store must ask (SQLite's `PRAGMA data_version`),
+    /// it asks every `interval`; where it is told (PostgreSQL's `LISTEN`), it yields as it is told.
+    /// Signals that arrive faster than they are read are merged into one. The stream ends when its
+    /// reader stops iterating it, and releases what it held (a connection) then.
+    func changeSignals(checkingEvery interval: Duration) -> AsyncStream<Void>
+
+    /// Forgets where `lease`'s claims of `plan` reached, so that the next claim looks again from the
+    /// first record, for records that became stale behind it. The caller calls it only when every
+    /// record it claimed of the plan is committed or given up: a store that hands claims out
+    /// in-process (SQLite) would otherwise hand them out again. A store whose claims look from the
+    /// start by themselves once they reach the end does nothing.
+    func restartClaims(_ plan: RunPlan, lease: WorkerLease)
+}

@@ -1,0 +1,101 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Rederive
+import RederiveWatch
+import ServiceLifecycle
+import UnixSignals
+
+/// `rederive watch`: derive records as they become stale, until stopped.
+struct WatchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Derive records as they become stale, until stopped.",
+        discussion: """
+            Derives new records, payloads another program replaced, and records made stale by a new \
+            version of a processor or by `rederive invalidate`, as they appear. On SQLite it notices other \
+            connections' commits within milliseconds; on PostgreSQL it is notified. It also looks every \
+            --poll-interval regardless. SIGTERM or SIGINT stop it: claims stop, the records in flight are \
+            committed (within --drain-timeout), the lease is released, and it exits with status 0. While the \
+            database cannot be reached it keeps running and tries again. `rederive history` shows its work \
+            as runs: one from the moment it finds records stale until it has found none for 10 s, at most 15 \
+            minutes each.
+            """
+    )
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(parsing: .unconditional, help: "Workers that inflate, decode and derive at once, up to 8 per core.")
+    var parallel: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(parsing: .unconditional, help: "Records committed per transaction, at most.")
+    var batchSize: Int = 500
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Look for stale records at least this often, whatever the signals say.",
+        discussion: "A change signal that is lost (a dropped connection) delays records this long at most.",
+        valueName: "seconds"
+    ))
+    var pollInterval: Double = 5
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "On SIGTERM or SIGINT, wait this long for the records in flight to be committed.",
+        discussion: "Records still in flight then stay stale; the next watcher or run derives them.",
+        valueName: "seconds"
+    ))
+    var drainTimeout: Double = 10
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "How long this watcher's lease lasts without a heartbeat.",
+        discussion: "The records of a watcher that is killed or cut off are taken over this long after its last heartbeat.",
+        valueName: "seconds"
+    ))
+    var leaseDuration: Double = 15
+
+    @OptionGroup var logging: LoggingOptions
+
+    func validate() throws {
+        try ValueBounds.workers.check(parallel, "--parallel")
+        try ValueBounds.batchSize.check(batchSize, "--batch-size")
+        try ValueBounds.pollInterval.check(pollInterval, "--poll-interval")
+        try ValueBounds.drainTimeout.check(drainTimeout, "--drain-timeout")
+        try ValueBounds.leaseDuration.check(leaseDuration, "--lease-duration")
+    }
+
+    func run() async throws {
+        let console = database.environment.console
+        if let file = database.sqliteFile, !FileManager.default.fileExists(atPath: file) {
+            throw RederiveError(.file, "no database at \(file) (create one with rederive import or rederive generate)")
+        }
+        // A watcher is a service: it logs its runs and outages at info unless asked otherwise.
+        let logger = logging.serverLogger(label: "rederive.watch", console: console)
+        let store = try await database.openPreparing(creating: false, serverLogger: logging.serverLogger(label: "rederive.postgres", console: console))
+        guard let watchable = store as? any WatchableStore else {
+            throw RederiveError(.invalidArgument, "\(database.databaseName) cannot be watched: its store does not signal changes")
+        }
+        var runner = Runner.Configuration(parallelism: parallel, batchSize: batchSize)
+        runner.leaseDuration = Self.duration(leaseDuration)
+        var configuration = Watcher.Configuration(runner: runner)
+        configuration.pollInterval = Self.duration(pollInterval)
+        configuration.drainTimeout = Self.duration(drainTimeout)
+        // What a metrics endpoint reads: the watcher keeps `health` current and reports to `metrics`.
+        let health = WatchHealth()
+        let metrics = WatchMetrics()
+        let watcher = Watcher(
+            store: watchable, pipelines: try database.pipelines(), configuration: configuration, health: health,
+            metrics: metrics, logger: logger
+        )
+        var group = ServiceGroupConfiguration(services: [.init(service: watcher)], logger: Self.quiet)
+        group.gracefulShutdownSignals = [.sigterm, .sigint]
+        // The drain, then ending the run and releasing the lease.
+        group.maximumGracefulShutdownDuration = configuration.drainTimeout + .seconds(5)
+        try await ServiceGroup(configuration: group).run()
+    }
+
+    /// The service group's own messages (services starting and stopping) are not the user's business.
+    private static let quiet = Logger(label: "rederive.services", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    private static func duration(_ seconds: Double) -> Duration {
+        .milliseconds(Int64((seconds * 1000).rounded()))
+    }
+}

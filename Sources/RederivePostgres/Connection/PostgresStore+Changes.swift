@@ -1,0 +1,60 @@
+#if PostgreSQL
+import PostgresNIO
+import Rederive
+
+/// Telling watchers that records may have become stale: a statement trigger on each pipeline's table
+/// notifies channel ``PostgresStore/changeChannel`` once per statement that writes payloads, and
+/// `invalidate` once per call; a watcher listens on a connection of its own.
+extension PostgresStore: ChangeSignaling {
+    /// The channel rederive's triggers notify, with the table's name as payload.
+    static let changeChannel = "rederive_changes"
+
+    /// Yields for each notification on ``changeChannel``, on a connection of the stream's own. While
+    /// that connection cannot be made or is lost, it tries again after a wait that doubles up to
+    /// `interval` times 100 (at least 5 s), and yields once each time it is back, since notifications
+    /// sent meanwhile are lost.
+    public func changeSignals(checkingEvery interval: Duration) -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let location = self.location
+        let logger = self.logger
+        let ceiling = max(interval * 100, .seconds(5))
+        let task = Task {
+            var pause = Duration.milliseconds(100)
+            var connected = false
+            while !Task.isCancelled {
+                do {
+                    let connection = try await PostgresConnection.connect(
+                        configuration: PostgresConnection.Configuration(
+                            host: location.host, port: location.port, username: location.user,
+                            password: location.password, database: location.database, tls: try Self.connectionTLS(location)
+                        ),
+                        id: 1, logger: logger
+                    )
+                    defer { Task { try? await connection.close() } }
+                    let reconnected = connected
+                    connected = true
+                    pause = .milliseconds(100)
+                    try await connection.listen(on: Self.changeChannel) { notifications in
+                        if reconnected { continuation.yield() }
+                        for try await _ in notifications {
+                            continuation.yield()
+                        }
+                    }
+                } catch {
+                    if Task.isCancelled { break }
+                }
+                // The connection ended or could not be made: notifications sent meanwhile are lost.
+                if connected { continuation.yield() }
+                try? await Task.sleep(for: pause)
+                pause = min(pause * 2, ceiling)
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    /// Does nothing: a claim that reaches the end of the ids looks again from the first record by itself.
+    public func restartClaims(_ plan: RunPlan, lease: WorkerLease) {}
+}
+#endif

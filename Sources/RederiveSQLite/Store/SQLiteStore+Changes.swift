@@ -1,0 +1,51 @@
+import GRDB
+import Rederive
+import Synchronization
+
+/// Noticing other programs' commits, for a watcher: `PRAGMA data_version`, asked on the store's writer
+/// connection. The number changes whenever another connection (the app's, another process's) commits
+/// to the file, and not when the connection it is asked on commits: the store's own commits and lease
+/// renewals, which go through that connection, never wake a watcher for nothing. Asking reads the
+/// shared memory index, not the database, and takes no lock, so it can be asked every few milliseconds.
+///
+/// A store opened on the app's own pool (``init(_:replacedValuesRunLimit:)``) shares that writer with
+/// the app: the app's writes through that pool are then noticed by the watcher's regular poll only.
+extension SQLiteStore: ChangeSignaling {
+    /// Yields when `PRAGMA data_version`, asked every `interval` on the writer connection, changes.
+    public func changeSignals(checkingEvery interval: Duration) -> AsyncStream<Void> {
+        let database = self.database
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let task = Task {
+            var seen: Int?
+            var failed = false
+            while !Task.isCancelled {
+                do {
+                    let version = try await offload {
+                        try database.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA data_version") }
+                    }
+                    if seen.map({ $0 != version }) ?? failed {
+                        continuation.yield()
+                    }
+                    failed = false
+                    seen = version
+                } catch {
+                    // The file cannot be read now: say "look" once it can, since a change may be missed.
+                    seen = nil
+                    failed = true
+                }
+                try? await Task.sleep(for: interval)
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    /// Forgets where the lease's claims of the plan reached, and the shape of the query they used:
+    /// the next claim counts again and looks from the first record.
+    public func restartClaims(_ plan: RunPlan, lease: WorkerLease) {
+        let key = ClaimCursorKey(token: lease.token, pipeline: plan.pipeline.name, lane: plan.lane)
+        _ = claimCursors.withLock { $0.removeValue(forKey: key) }
+        _ = claimShapes.withLock { $0.removeValue(forKey: key) }
+    }
+}

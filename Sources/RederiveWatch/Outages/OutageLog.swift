@@ -1,0 +1,56 @@
+import Logging
+import Rederive
+import Synchronization
+
+/// Logs an outage of the database once when it starts (a warning) and once when it ends (how long it
+/// lasted), however many attempts fail in between; counts each retry in the metrics.
+final class OutageLog: Sendable {
+    private struct Outage {
+        let since: ContinuousClock.Instant
+        let operation: String
+    }
+
+    private let logger: Logger
+    private let metrics: WatchMetrics
+    private let health: WatchHealth
+    private let outage = Mutex<Outage?>(nil)
+
+    init(logger: Logger, metrics: WatchMetrics, health: WatchHealth) {
+        self.logger = logger
+        self.metrics = metrics
+        self.health = health
+    }
+
+    /// `operation` (claim, commit, heartbeat, poll) failed with `error`: the watcher is not ready,
+    /// and the outage is logged if it just began.
+    func failed(_ operation: String, _ error: any Error) {
+        let began = outage.withLock { outage in
+            guard outage == nil else { return false }
+            outage = Outage(since: .now, operation: operation)
+            return true
+        }
+        let reason = "\(error)"
+        health.databaseReachable(false, reason: reason)
+        metrics.transientRetry(operation: operation)
+        if began {
+            logger.warning("the database cannot be reached; retrying until it answers", metadata: [
+                "operation": "\(operation)", "error": "\(reason)",
+            ])
+        }
+    }
+
+    /// The database answered: the watcher may be ready again, and an outage is logged as ended.
+    func recovered() {
+        let ended = outage.withLock { outage in
+            defer { outage = nil }
+            return outage
+        }
+        health.databaseReachable(true)
+        if let ended {
+            let seconds = ended.since.duration(to: .now).secondsValue
+            logger.info("the database answers again", metadata: [
+                "operation": "\(ended.operation)", "outageSeconds": "\((seconds * 10).rounded() / 10)",
+            ])
+        }
+    }
+}

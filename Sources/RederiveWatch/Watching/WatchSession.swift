@@ -1,0 +1,215 @@
+import Logging
+import Rederive
+import Synchronization
+
+/// What a watcher does while it holds the store's lease: a pass over each pipeline whose records are
+/// stale, then a wait for the store's next signal, until it is stopped. Passes commit under the
+/// watcher's ``RollingRun``, started when records are first found stale and ended when it is due.
+///
+/// A pass that fails because the database cannot be reached is tried again after a backoff, without
+/// giving the lease up: the lease keeper goes on renewing it, and every commit stays fenced by it.
+struct WatchSession: Sendable {
+    let watcher: Watcher
+    /// The runner settings of each pass.
+    let configuration: Runner.Configuration
+    let plans: [RunPlan]
+    let lease: LeaseKeeper
+    let mailbox: ChangeMailbox
+    let outages: OutageLog
+
+    private var store: any WatchableStore { watcher.store }
+    private var settings: Watcher.Configuration { watcher.configuration }
+    private var logger: Logger { watcher.logger }
+
+    /// Per pipeline, since when the watcher has seen records of it stale without a moment with none.
+    private typealias StaleSince = [String: ContinuousClock.Instant]
+
+    /// Watches until the task is cancelled; then ends the run and returns. Throws what no retry mends,
+    /// and a lost lease.
+    func run() async throws {
+        let clock = ContinuousClock()
+        var run: RollingRun?
+        var backoff = Backoff(maximum: settings.maximumBackoff)
+        var staleSince = StaleSince()
+        var nextStatus = clock.now
+        var interrupted = false
+        while !Task.isCancelled {
+            do {
+                interrupted = try await pass(&run, staleSince: &staleSince, clock: clock)
+                if interrupted { break }
+                if let current = run, clock.now >= current.ends(quietPeriod: settings.quietPeriod, window: settings.runWindow) {
+                    try await finish(current, status: .completed)
+                    run = nil
+                }
+                if clock.now >= nextStatus {
+                    try await reportStaleness(staleSince, clock: clock)
+                    nextStatus = clock.now + settings.pollInterval
+                }
+                outages.recovered()
+                backoff.reset()
+            } catch let error as RederiveError where error.code == .leaseLost {
+                try? await finishIfOpen(run, status: .interrupted)
+                throw error
+            } catch where Task.isCancelled {
+                interrupted = true
+                break
+            } catch where Watcher.isTransient(error) {
+                outages.failed("pass", error)
+                guard await Watcher.pause(backoff.next()) else {
+                    interrupted = true
+                    break
+                }
+                continue
+            }
+            var wait = settings.pollInterval
+            if let run {
+                wait = min(wait, max(.milliseconds(1), clock.now.duration(to: run.ends(quietPeriod: settings.quietPeriod, window: settings.runWindow))))
+            }
+            await mailbox.wait(timeout: wait)
+        }
+        do {
+            try await finishIfOpen(run, status: interrupted ? .interrupted : .completed)
+        } catch {
+            // The next run on this database records it as interrupted, with what it committed.
+            logger.warning("cannot record the end of the watcher's run", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Derives the stale records of every plan, each in a pass of the engine's runner; returns whether
+    /// a pass was interrupted (the watcher is stopping).
+    private func pass(_ run: inout RollingRun?, staleSince: inout StaleSince, clock: ContinuousClock) async throws -> Bool {
+        for plan in plans {
+            let pending = try await store.pendingCount(plan)
+            let name = plan.pipeline.name
+            if pending == 0 {
+                staleSince[name] = nil
+                watcher.metrics.oldestStaleAge(pipeline: name, seconds: 0)
+                continue
+            }
+            let since = staleSince[name] ?? clock.now
+            staleSince[name] = since
+            watcher.metrics.oldestStaleAge(pipeline: name, seconds: since.duration(to: clock.now).secondsValue)
+            let current = try await open(&run, clock: clock)
+            current.worked(at: clock.now)
+            // A small number of stale records is derived at once; a backlog in two lanes, so that
+            // records written meanwhile are not queued behind it.
+            let interrupted = pending < settings.backlogThreshold
+                ? try await derive(plan, records: pending, run: current, clock: clock)
+                : try await drain(plan, records: pending, run: current, clock: clock)
+            current.worked(at: clock.now)
+            if interrupted { return true }
+        }
+        return false
+    }
+
+    /// Derives a backlog of `records` in its own lane while fresh records (new, rewritten, invalidated)
+    /// are derived in theirs, each in passes started as the store signals changes, until the backlog
+    /// is drained. Returns whether the watcher is stopping.
+    private func drain(_ plan: RunPlan, records: Int, run: RollingRun, clock: ContinuousClock) async throws -> Bool {
+        let drained = DrainedFlag()
+        let settings = self.settings
+        return try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                defer { drained.set() }
+                return try await derive(plan.restricted(to: .backlog), records: records, run: run, clock: clock)
+            }
+            group.addTask {
+                let fresh = plan.restricted(to: .fresh)
+                while !drained.isSet {
+                    let started = clock.now
+                    if try await derive(fresh, records: configuration.parallelism, run: run, clock: clock) { return true }
+                    // At most one pass per interval: each looks through the table for what is fresh.
+                    try? await Task.sleep(until: started + settings.freshPassInterval)
+                    if Task.isCancelled { return true }
+                    await mailbox.wait(timeout: settings.freshPassInterval * 5)
+                }
+                return false
+            }
+            var interrupted = false
+            for try await stopped in group {
+                interrupted = interrupted || stopped
+            }
+            return interrupted
+        }
+    }
+
+    /// Derives the plan's stale records in one pass of the engine's runner, then lets its claims
+    /// start from the first record again. Returns whether the pass was interrupted.
+    private func derive(_ plan: RunPlan, records: Int, run: RollingRun, clock: ContinuousClock) async throws -> Bool {
+        let metrics = watcher.metrics
+        let derivation = PipelinePass(
+            plan: plan, store: store, lease: lease, configuration: configuration, progress: NoProgress(),
+            logger: logger, cancellationGrace: settings.drainTimeout,
+            committed: { results, counts, duration in
+                run.add(counts)
+                metrics.committed(results, counts: counts, duration: duration, plan: plan)
+            }
+        )
+        let pacer = configuration.maximumRate.map {
+            RatePacer(rate: $0, burst: PipelinePass.claimSize(configuration, store: store), now: clock.now)
+        }
+        let work = SynchronizedWork(SharedWork(budget: nil, pacer: pacer), clock: clock)
+        let interrupted: Bool
+        do {
+            interrupted = try await derivation.run(records: records, work: work, run: RunState(runID: run.id, total: records, clock: clock))
+        } catch {
+            // Nothing of the pass is in flight any more: its claims may start from the first record.
+            store.restartClaims(plan, lease: await lease.current)
+            throw error
+        }
+        store.restartClaims(plan, lease: await lease.current)
+        return interrupted
+    }
+
+    /// The run open now, or a new one recorded in the store.
+    private func open(_ run: inout RollingRun?, clock: ContinuousClock) async throws -> RollingRun {
+        if let run { return run }
+        let started = try await store.startRun(plans, lease: await lease.current)
+        let opened = RollingRun(id: started.id, now: clock.now)
+        run = opened
+        logger.info("run started", metadata: [
+            "run": "\(started.id)", "pending": "\(started.pending.reduce(0, +))",
+            "pipelines": "\(plans.map(\.pipeline.name).joined(separator: ","))", "worker": "\(watcher.worker.description)",
+        ])
+        return opened
+    }
+
+    private func finishIfOpen(_ run: RollingRun?, status: RunStatus) async throws {
+        guard let run else { return }
+        try await finish(run, status: status)
+    }
+
+    /// Records the end of `run` with what its commits counted.
+    private func finish(_ run: RollingRun, status: RunStatus) async throws {
+        let counts = run.counts
+        try await store.finishRun(run.id, status: status, counts: counts, lease: await lease.current)
+        logger.info("run ended", metadata: [
+            "run": "\(run.id)", "status": "\(status.rawValue)", "derived": "\(counts.derived)",
+            "unchanged": "\(counts.unchanged)", "failed": "\(counts.failed)", "skipped": "\(counts.skipped)",
+        ])
+    }
+
+    /// Sets the stale-records gauges from the store's counts, and the age of the oldest stale record
+    /// as the watcher has seen it: how long records of the pipeline have been stale without a moment
+    /// with none.
+    private func reportStaleness(_ staleSince: StaleSince, clock: ContinuousClock) async throws {
+        for plan in plans {
+            for status in try await store.status(of: plan.pipeline) {
+                watcher.metrics.staleRecords(pipeline: status.pipeline, processor: status.name, count: status.stale)
+            }
+            let age = staleSince[plan.pipeline.name].map { $0.duration(to: clock.now).secondsValue } ?? 0
+            watcher.metrics.oldestStaleAge(pipeline: plan.pipeline.name, seconds: age)
+        }
+    }
+}
+
+/// Set once the backlog lane is drained, for the fresh lane to stop after its pass.
+private final class DrainedFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+
+    var isSet: Bool { value.load(ordering: .relaxed) }
+
+    func set() {
+        value.store(true, ordering: .relaxed)
+    }
+}

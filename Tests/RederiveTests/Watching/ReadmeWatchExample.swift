@@ -1,0 +1,19 @@
+import Logging
+import RederiveSQLite
+import RederiveWatch
+import ServiceLifecycle
+import UnixSignals
+
+/// The README's in-app watcher, compiled and run by ``ReadmeWatchExampleTests``: the app's own
+/// service and a watcher of its recipes in one service group.
+func runAppWithWatcher(databasePath: String, appServer: some Service, logger: Logger) async throws {
+    // README watch example begin
+    let watcher = Watcher(store: try SQLiteStore(path: databasePath), pipelines: [recipes], logger: logger)
+    let group = ServiceGroup(
+        services: [appServer, watcher],       // the app's own services beside it
+        gracefulShutdownSignals: [.sigterm],  // SIGTERM drains the watcher, then the group ends
+        logger: logger
+    )
+    try await group.run()
+    // README watch example end
+}

@@ -1,0 +1,140 @@
+import Foundation
+import GRDB
+import Rederive
+import RederiveMemory
+import RederiveSQLite
+import RederiveWatch
+import Synchronization
+import Testing
+
+/// A watcher's configuration for tests: two workers, quick signals, a short lease and quiet period.
+func watchConfiguration(parallelism: Int = 2) -> Watcher.Configuration {
+    var configuration = Watcher.Configuration(runner: Runner.Configuration(parallelism: parallelism, batchSize: 50))
+    configuration.runner.leaseDuration = .seconds(3)
+    configuration.signalInterval = .milliseconds(5)
+    configuration.pollInterval = .seconds(30)
+    configuration.quietPeriod = .milliseconds(300)
+    return configuration
+}
+
+/// Runs `watcher` in a task while `body` acts on the database, then stops it as SIGTERM would and
+/// waits for it to return.
+func whileWatching(_ watcher: Watcher, _ body: () async throws -> Void) async throws {
+    let task = Task { try await watcher.run() }
+    do {
+        try await body()
+    } catch {
+        task.cancel()
+        _ = try? await task.value
+        throw error
+    }
+    task.cancel()
+    try await task.value
+}
+
+@Suite("Watcher")
+struct WatcherTests {
+    @Test func recordsInsertedByAnotherConnectionAreDerivedWithoutARun() async throws {
+        try await withTemporaryDatabase { path in
+            let test = TestPipeline()
+            try await prepare(test.pipeline, at: path)
+            let inspection = Inspection(path: path)
+            let watcher = Watcher(store: try SQLiteStore(path: path), pipelines: [test.pipeline], configuration: watchConfiguration())
+            try await whileWatching(watcher) {
+                try insertRecords(samples(20), into: path)
+                #expect(await eventually(within: 60) {
+                    (try? inspection.count("SELECT count(*) FROM items_derived WHERE total IS NOT NULL")) == 20
+                })
+                // Another program replaces a payload: the watcher derives it again.
+                try replacePayload(key: "k3", json: sampleJSON("changed", [10, 20]), in: path)
+                #expect(await eventually(within: 60) {
+                    (try? inspection.value("total", key: "k3", as: Double.self)) == 30
+                })
+            }
+            #expect(test.log.total("total") == 21)
+            #expect(test.log.count("total", "changed") == 1)
+            // Stopped: the lease is free, and the run it recorded ended.
+            #expect(try inspection.count("SELECT count(*) FROM rederive_leases") == 0)
+            #expect(try inspection.count("SELECT count(*) FROM rederive_runs WHERE status = 'running'") == 0)
+            #expect(try inspection.count("SELECT sum(derived) FROM rederive_runs") == 21)
+        }
+    }
+
+    @Test func aNewLogicVersionAndAnInvalidationAreDerivedAsTheyAppear() async throws {
+        try await withTemporaryDatabase { path in
+            try await prepare(TestPipeline().pipeline, at: path)
+            try insertRecords(samples(30), into: path)
+            _ = try await run(TestPipeline().pipeline, at: path)
+            let bumped = TestPipeline(statsVersion: 2)
+            let inspection = Inspection(path: path)
+            let watcher = Watcher(store: try SQLiteStore(path: path), pipelines: [bumped.pipeline], configuration: watchConfiguration())
+            try await whileWatching(watcher) {
+                #expect(await eventually(within: 60) { bumped.log.total("stats") == 30 })
+                // `invalidate` from another process marks records stale: derived again.
+                let other = try SQLiteStore(path: path)
+                #expect(try await other.invalidate(bumped.pipeline, processors: ["total"], keys: ["k1", "k2"]) == 2)
+                #expect(await eventually(within: 60) { bumped.log.total("total") == 2 })
+            }
+            #expect(bumped.log.total("stats") == 30)
+            #expect(try inspection.count("SELECT count(*) FROM rederive_stamps WHERE current = 1 AND processor = 'stats' AND version = 2") == 30)
+        }
+    }
+
+    @Test func theInMemoryStoreSignalsItsChanges() async throws {
+        let test = TestPipeline()
+        let store = MemoryStore()
+        try await store.prepare(test.pipeline)
+        let watcher = Watcher(store: store, pipelines: [test.pipeline], configuration: watchConfiguration())
+        try await whileWatching(watcher) {
+            var ids: [Int64] = []
+            for (key, json) in samples(5) {
+                ids.append(try store.insert(Array(json.utf8), key: key, into: test.pipeline))
+            }
+            #expect(await eventually(within: 60) { test.log.total("total") == 5 })
+            try store.replacePayload(of: ids[0], in: test.pipeline, with: Array(sampleJSON("again", [1]).utf8))
+            #expect(await eventually(within: 60) { test.log.count("total", "again") == 1 })
+        }
+        #expect(test.log.total("total") == 6)
+        #expect(try await store.liveWorkers().isEmpty)
+    }
+}
+
+@Suite("Watcher: fresh records first")
+struct FreshFirstTests {
+    @Test func recordsWrittenDuringABacklogAreDerivedAheadOfIt() async throws {
+        try await withTemporaryDatabase { path in
+            try await prepare(TestPipeline().pipeline, at: path)
+            try insertRecords(samples(3_000), into: path)
+            _ = try await run(TestPipeline().pipeline, at: path)
+            // Version 2 of `total` makes every record stale: a backlog, slowed to 2 ms a record.
+            let backlogDerived = Atomic<Int>(0)
+            let bumped = TestPipeline(totalVersion: 2, onTotal: { sample in
+                if sample.label.hasPrefix("s") {
+                    backlogDerived.add(1, ordering: .relaxed)
+                    usleep(2_000)
+                }
+            })
+            let watcher = Watcher(store: try SQLiteStore(path: path), pipelines: [bumped.pipeline], configuration: watchConfiguration())
+            let inspection = Inspection(path: path)
+            var backlogWhenFreshDone = 0
+            try await whileWatching(watcher) {
+                #expect(await eventually(within: 60) { backlogDerived.load(ordering: .relaxed) > 100 })
+                try insertRecords((0..<5).map { ("new\($0)", sampleJSON("fresh\($0)", [1, 2])) }, into: path)
+                try replacePayload(key: "k2999", json: sampleJSON("rewritten", [5]), in: path)
+                #expect(await eventually(within: 60) {
+                    (try? inspection.count("""
+                        SELECT count(*) FROM items i JOIN items_derived d ON d.id = i.id
+                        WHERE (i.key LIKE 'new%' AND d.total = 3) OR (i.key = 'k2999' AND d.total = 5)
+                        """)) == 6
+                })
+                backlogWhenFreshDone = backlogDerived.load(ordering: .relaxed)
+                #expect(await eventually(within: 120) { bumped.log.total("total") == 3_005 })
+            }
+            // The fresh records did not wait for the backlog: most of it was still to come.
+            #expect(backlogWhenFreshDone < 2_500, "\(backlogWhenFreshDone) backlog records were derived before the fresh ones")
+            // Nothing was derived twice.
+            #expect(bumped.log.all.values.allSatisfy { $0 == 1 }, "\(bumped.log.all.filter { $0.value > 1 })")
+            #expect(try inspection.count("SELECT count(*) FROM rederive_stamps WHERE processor = 'total' AND version = 2 AND current = 1") == 3_005)
+        }
+    }
+}
