@@ -235,6 +235,8 @@ let package = Package(
                 "RederiveSQL",
                 .target(name: "RederivePostgres", condition: .when(traits: postgreSQL)),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: postgreSQL)),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: metricsEndpoint)),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: metricsEndpoint)),
                 "RederiveMemory",
                 "RoomScan",
                 "RoomScanGenerator",

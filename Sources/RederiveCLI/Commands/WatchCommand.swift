@@ -5,6 +5,9 @@ import Rederive
 import RederiveWatch
 import ServiceLifecycle
 import UnixSignals
+#if MetricsEndpoint
+import RederiveMetricsEndpoint
+#endif
 
 /// `rederive watch`: derive records as they become stale, until stopped.
 struct WatchCommand: AsyncParsableCommand {
@@ -52,6 +55,13 @@ struct WatchCommand: AsyncParsableCommand {
     ))
     var leaseDuration: Double = 15
 
+    @Option(help: ArgumentHelp(
+        "Serve /metrics, /healthz and /readyz over HTTP on this address.",
+        discussion: "HOST:PORT, such as 127.0.0.1:9464; port 0 lets the system choose, and the address is logged. Needs a rederive built with --traits MetricsEndpoint.",
+        valueName: "host:port"
+    ))
+    var metricsAddress: String?
+
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
@@ -60,6 +70,19 @@ struct WatchCommand: AsyncParsableCommand {
         try ValueBounds.pollInterval.check(pollInterval, "--poll-interval")
         try ValueBounds.drainTimeout.check(drainTimeout, "--drain-timeout")
         try ValueBounds.leaseDuration.check(leaseDuration, "--lease-duration")
+        if let metricsAddress {
+            #if MetricsEndpoint
+            do {
+                _ = try EndpointAddress(parsing: metricsAddress)
+            } catch {
+                throw ValidationError("--metrics-address: \(error.message)")
+            }
+            #else
+            throw ValidationError(
+                "--metrics-address \(metricsAddress) needs a rederive built with the metrics endpoint: swift build --traits MetricsEndpoint"
+            )
+            #endif
+        }
     }
 
     func run() async throws {
@@ -79,17 +102,33 @@ struct WatchCommand: AsyncParsableCommand {
         configuration.pollInterval = Self.duration(pollInterval)
         configuration.drainTimeout = Self.duration(drainTimeout)
         // What a metrics endpoint reads: the watcher keeps `health` current and reports to `metrics`.
+        // The endpoint bootstraps the metrics system, so it is made before `metrics` takes its factory.
         let health = WatchHealth()
+        let endpoint = try makeEndpoint(health: health, logger: logger)
         let metrics = WatchMetrics()
+        metrics.buildInfo(version: RederiveVersion.current)
         let watcher = Watcher(
             store: watchable, pipelines: try database.pipelines(), configuration: configuration, health: health,
             metrics: metrics, logger: logger
         )
-        var group = ServiceGroupConfiguration(services: [.init(service: watcher)], logger: Self.quiet)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: watcher)]
+        if let endpoint { services.append(.init(service: endpoint)) }
+        var group = ServiceGroupConfiguration(services: services, logger: Self.quiet)
         group.gracefulShutdownSignals = [.sigterm, .sigint]
         // The drain, then ending the run and releasing the lease.
         group.maximumGracefulShutdownDuration = configuration.drainTimeout + .seconds(5)
         try await ServiceGroup(configuration: group).run()
+    }
+
+    /// The HTTP endpoint of `--metrics-address`, serving `health` and the process's metrics; it logs
+    /// the address it listens on (with port 0, the port the system chose) at info.
+    private func makeEndpoint(health: WatchHealth, logger: Logger) throws -> (any Service)? {
+        guard let metricsAddress else { return nil }
+        #if MetricsEndpoint
+        return try MetricsEndpoint(address: metricsAddress, health: health, logger: logger)
+        #else
+        throw RederiveError(.invalidArgument, "--metrics-address needs a rederive built with the metrics endpoint: swift build --traits MetricsEndpoint")
+        #endif
     }
 
     /// The service group's own messages (services starting and stopping) are not the user's business.
