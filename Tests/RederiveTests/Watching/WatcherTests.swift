@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Rederive
 import RederiveMemory
+import RederiveCodec
 import RederiveSQLite
 import RederiveWatch
 import Synchronization
@@ -135,6 +136,46 @@ struct FreshFirstTests {
             // Nothing was derived twice.
             #expect(bumped.log.all.values.allSatisfy { $0 == 1 }, "\(bumped.log.all.filter { $0.value > 1 })")
             #expect(try inspection.count("SELECT count(*) FROM rederive_stamps WHERE processor = 'total' AND version = 2 AND current = 1") == 3_005)
+        }
+    }
+}
+
+@Suite("Watcher: outages")
+struct WatcherOutageTests {
+    @Test func anAppHoldingTheWriteLockMakesTheWatcherWaitNotFail() async throws {
+        try await withTemporaryDatabase { path in
+            let test = TestPipeline()
+            try await prepare(test.pipeline, at: path)
+            let health = WatchHealth()
+            // A busy timeout far shorter than the lock is held: every commit meanwhile fails with SQLITE_BUSY.
+            let watcher = Watcher(
+                store: try SQLiteStore(path: path, busyTimeout: 0.1), pipelines: [test.pipeline],
+                configuration: watchConfiguration(), health: health
+            )
+            let task = Task { try await watcher.run() }
+            #expect(await eventually(within: 60) { health.snapshot.isReady })
+            let app = try appConnection(path)
+            // The app writes records and keeps its transaction, and the write lock, for a while.
+            let holding = Task.detached {
+                try app.inTransaction(.immediate) { db in
+                    for (key, json) in samples(10) {
+                        try db.execute(
+                            sql: "INSERT INTO items (key, payload) VALUES (?, ?)",
+                            arguments: [key, Data(PayloadCodec.encode(Array(json.utf8)))]
+                        )
+                    }
+                    Thread.sleep(forTimeInterval: 2)
+                    return .commit
+                }
+            }
+            // Meanwhile the watcher's lease renewals cannot commit: it says it is not ready.
+            #expect(await eventually(within: 60) { !health.snapshot.databaseReachable })
+            try await holding.value
+            #expect(await eventually(within: 60) { test.log.total("total") == 10 })
+            #expect(await eventually(within: 60) { health.snapshot.isReady })
+            task.cancel()
+            try await task.value
+            #expect(!health.snapshot.leaseHeld)
         }
     }
 }
