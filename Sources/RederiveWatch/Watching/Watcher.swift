@@ -15,7 +15,7 @@ import ServiceLifecycle
 /// build's logic versions or by `invalidate`, with the engine's runner: the same lease, claims, workers
 /// and writer as `rederive run`, so every guarantee of a run holds (nothing committed twice, a
 /// replaced payload never stored with old values). It looks for stale records whenever the store
-/// signals a commit (``ChangeSignaling``), and every ``Configuration/pollInterval`` regardless.
+/// signals a commit (`ChangeSignaling`), and every ``Configuration/pollInterval`` regardless.
 ///
 /// **History.** A watcher records runs as `rederive run` does, one run per busy period: a run starts
 /// when the watcher finds records to derive, and ends once it has found nothing for
