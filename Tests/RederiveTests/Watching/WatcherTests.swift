@@ -155,7 +155,8 @@ struct WatcherOutageTests {
             let task = Task { try await watcher.run() }
             #expect(await eventually(within: 60) { health.snapshot.isReady })
             let app = try appConnection(path)
-            // The app writes records and keeps its transaction, and the write lock, for a while.
+            // The app writes records and keeps its transaction, and the write lock, until the watcher's
+            // lease renewals have failed for want of it: the watcher then says it is not ready.
             let holding = Task.detached {
                 try app.inTransaction(.immediate) { db in
                     for (key, json) in samples(10) {
@@ -164,13 +165,11 @@ struct WatcherOutageTests {
                             arguments: [key, Data(PayloadCodec.encode(Array(json.utf8)))]
                         )
                     }
-                    Thread.sleep(forTimeInterval: 2)
-                    return .commit
+                    return eventually(within: 60) { !health.snapshot.databaseReachable } ? .commit : .rollback
                 }
             }
-            // Meanwhile the watcher's lease renewals cannot commit: it says it is not ready.
-            #expect(await eventually(within: 60) { !health.snapshot.databaseReachable })
             try await holding.value
+            #expect(try Inspection(path: path).count("SELECT count(*) FROM items") == 10, "the watcher never said it was not ready")
             #expect(await eventually(within: 60) { test.log.total("total") == 10 })
             #expect(await eventually(within: 60) { health.snapshot.isReady })
             task.cancel()
