@@ -18,8 +18,11 @@ struct WatchCommandTests {
         return try condition()
     }
 
+    /// Counts with a connection of its own that waits for the watcher's write lock, as an app's would.
     static func count(_ database: String, _ sql: String) throws -> Int {
-        try DatabaseQueue(path: database).read { db in try Int.fetchOne(db, sql: sql) ?? 0 }
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        return try DatabaseQueue(path: database, configuration: configuration).read { db in try Int.fetchOne(db, sql: sql) ?? 0 }
     }
 
     /// Runs `python3 -c script database`: another program, with its own SQLite library.

@@ -3,13 +3,13 @@ import PostgresNIO
 import Rederive
 
 /// Telling watchers that records may have become stale: a statement trigger on each pipeline's table
-/// notifies channel ``PostgresStore/changeChannel`` once per statement that writes payloads, and
+/// notifies channel `rederive_changes` once per statement that writes payloads, and
 /// `invalidate` once per call; a watcher listens on a connection of its own.
 extension PostgresStore: ChangeSignaling {
     /// The channel rederive's triggers notify, with the table's name as payload.
     static let changeChannel = "rederive_changes"
 
-    /// Yields for each notification on ``changeChannel``, on a connection of the stream's own. While
+    /// Yields for each notification on `rederive_changes`, on a connection of the stream's own. While
     /// that connection cannot be made or is lost, it tries again after a wait that doubles up to
     /// `interval` times 100 (at least 5 s), and yields once each time it is back, since notifications
     /// sent meanwhile are lost.

@@ -68,7 +68,10 @@ struct WatchSession: Sendable {
             await mailbox.wait(timeout: wait)
         }
         do {
-            try await finishIfOpen(run, status: interrupted ? .interrupted : .completed)
+            // This task may be cancelled: the run's end is recorded in a task of its own, which is not.
+            let ending = run
+            let status: RunStatus = interrupted ? .interrupted : .completed
+            try await Task { try await finishIfOpen(ending, status: status) }.value
         } catch {
             // The next run on this database records it as interrupted, with what it committed.
             logger.warning("cannot record the end of the watcher's run", metadata: ["error": "\(error)"])

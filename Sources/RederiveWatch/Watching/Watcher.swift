@@ -15,7 +15,7 @@ import ServiceLifecycle
 /// build's logic versions or by `invalidate`, with the engine's runner: the same lease, claims, workers
 /// and writer as `rederive run`, so every guarantee of a run holds (nothing committed twice, a
 /// replaced payload never stored with old values). It looks for stale records whenever the store
-/// signals a commit (``ChangeSignaling``), and every ``Configuration/pollInterval`` regardless.
+/// signals a commit (`ChangeSignaling`), and every ``Configuration/pollInterval`` regardless.
 ///
 /// **History.** A watcher records runs as `rederive run` does, one run per busy period: a run starts
 /// when the watcher finds records to derive, and ends once it has found nothing for
@@ -75,7 +75,7 @@ public struct Watcher: Service {
     /// Watches until a graceful shutdown or cancellation, then stops as described above and returns.
     /// Throws only what no retry can mend.
     public func run() async throws {
-        try await cancelWhenGracefulShutdown { try await self.watch() }
+        try await watch()
     }
 
     private func watch() async throws {
@@ -96,7 +96,10 @@ public struct Watcher: Service {
                 }
                 outages.recovered()
                 backoff.reset()
-                guard let lease = try await acquireLease(outages: outages) else { return }
+                // Waiting for the lease ends with a graceful shutdown; nothing is held yet.
+                guard let lease = try await cancelWhenGracefulShutdown({ try await self.acquireLease(outages: outages) }) else {
+                    return
+                }
                 leaseHeld(true)
                 logger.info("watching", metadata: [
                     "pipelines": "\(plans.map(\.pipeline.name).joined(separator: ","))", "worker": "\(worker.description)",
@@ -106,7 +109,10 @@ public struct Watcher: Service {
                     outages: outages
                 )
                 do {
-                    try await lease.holding { try await session.run() }
+                    // A graceful shutdown cancels the session's passes, not this task: ending the run and
+                    // releasing the lease then go through as any statement does (a store may refuse to
+                    // start statements in a cancelled task).
+                    try await lease.holding { try await Self.untilGracefulShutdown { try await session.run() } }
                 } catch {
                     leaseHeld(false)
                     throw error
@@ -163,8 +169,23 @@ public struct Watcher: Service {
         return error.code == .database
     }
 
-    /// Sleeps `duration`; false when cancelled meanwhile.
+    /// Runs `body` in a task of its own, cancelled when a graceful shutdown is triggered or this task
+    /// is cancelled, and returns what it returns.
+    static func untilGracefulShutdown(_ body: @escaping @Sendable () async throws -> Void) async throws {
+        let task = Task { try await body() }
+        try await withTaskCancellationHandler {
+            try await withGracefulShutdownHandler {
+                try await task.value
+            } onGracefulShutdown: {
+                task.cancel()
+            }
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    /// Sleeps `duration`; false when cancelled or shut down gracefully meanwhile.
     static func pause(_ duration: Duration) async -> Bool {
-        (try? await Task.sleep(for: duration)) != nil
+        (try? await cancelWhenGracefulShutdown { try await Task.sleep(for: duration) }) != nil
     }
 }

@@ -5,8 +5,8 @@ import ServiceLifecycle
 import UnixSignals
 
 /// The README's in-app watcher, compiled and run by ``ReadmeWatchExampleTests``: the app's own
-/// service and a watcher of its recipes in one service group.
-func runAppWithWatcher(databasePath: String, appServer: some Service, logger: Logger) async throws {
+/// service and a watcher of its recipes in one service group, which the app then runs.
+func appServiceGroup(databasePath: String, appServer: some Service, logger: Logger) throws -> ServiceGroup {
     // README watch example begin
     let watcher = Watcher(store: try SQLiteStore(path: databasePath), pipelines: [recipes], logger: logger)
     let group = ServiceGroup(
@@ -14,6 +14,6 @@ func runAppWithWatcher(databasePath: String, appServer: some Service, logger: Lo
         gracefulShutdownSignals: [.sigterm],  // SIGTERM drains the watcher, then the group ends
         logger: logger
     )
-    try await group.run()
     // README watch example end
+    return group
 }

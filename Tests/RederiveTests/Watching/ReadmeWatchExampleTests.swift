@@ -5,13 +5,15 @@ import Rederive
 import RederiveCodec
 import RederiveSQLite
 import ServiceLifecycle
+import Synchronization
 import Testing
 
 /// An app's own service: writes recipes as an app does, waits until the watcher beside it derived
-/// them, then sends this process SIGTERM, as a service manager stopping the app does, and waits for
-/// the group's graceful shutdown.
+/// them, then waits for the group's graceful shutdown.
 struct RecipeWritingService: Service {
     let path: String
+    /// Set once the watcher derived what the service wrote.
+    let derivedAll = Flag()
 
     func run() async throws {
         for (slug, minutes) in [("toast", 5), ("roast", 90)] {
@@ -24,8 +26,19 @@ struct RecipeWritingService: Service {
             }) == 2
         }
         if !derived { throw RederiveError(.database, "the watcher did not derive the recipes") }
-        kill(getpid(), SIGTERM)
+        derivedAll.set()
         try await gracefulShutdown()
+    }
+}
+
+/// A flag one task sets and another reads.
+final class Flag: Sendable {
+    private let value = Mutex(false)
+
+    var isSet: Bool { value.withLock { $0 } }
+
+    func set() {
+        value.withLock { $0 = true }
     }
 }
 
@@ -55,7 +68,14 @@ struct ReadmeWatchExampleTests {
         try await withTemporaryDatabase { path in
             try await SQLiteStore(path: path).prepare(recipes)
             let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
-            try await runAppWithWatcher(databasePath: path, appServer: RecipeWritingService(path: path), logger: logger)
+            let app = RecipeWritingService(path: path)
+            let group = try appServiceGroup(databasePath: path, appServer: app, logger: logger)
+            // The group runs until it is shut down gracefully, as SIGTERM would (sending this test
+            // process a signal would reach every test running beside it).
+            let serving = Task { try await group.run() }
+            #expect(await eventually(within: 120) { app.derivedAll.isSet })
+            await group.triggerGracefulShutdown()
+            try await serving.value
             let (efforts, leases, running) = try await appConnection(path).read { db in
                 (
                     try String.fetchAll(db, sql: "SELECT d.effort FROM recipes r JOIN recipes_derived d ON d.id = r.id ORDER BY r.slug"),

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Rederive
 import RederiveMemory
+import RederiveCodec
 import RederiveSQLite
 import RederiveWatch
 import Synchronization
@@ -135,6 +136,45 @@ struct FreshFirstTests {
             // Nothing was derived twice.
             #expect(bumped.log.all.values.allSatisfy { $0 == 1 }, "\(bumped.log.all.filter { $0.value > 1 })")
             #expect(try inspection.count("SELECT count(*) FROM rederive_stamps WHERE processor = 'total' AND version = 2 AND current = 1") == 3_005)
+        }
+    }
+}
+
+@Suite("Watcher: outages")
+struct WatcherOutageTests {
+    @Test func anAppHoldingTheWriteLockMakesTheWatcherWaitNotFail() async throws {
+        try await withTemporaryDatabase { path in
+            let test = TestPipeline()
+            try await prepare(test.pipeline, at: path)
+            let health = WatchHealth()
+            // A busy timeout far shorter than the lock is held: every commit meanwhile fails with SQLITE_BUSY.
+            let watcher = Watcher(
+                store: try SQLiteStore(path: path, busyTimeout: 0.1), pipelines: [test.pipeline],
+                configuration: watchConfiguration(), health: health
+            )
+            let task = Task { try await watcher.run() }
+            #expect(await eventually(within: 60) { health.snapshot.isReady })
+            let app = try appConnection(path)
+            // The app writes records and keeps its transaction, and the write lock, until the watcher's
+            // lease renewals have failed for want of it: the watcher then says it is not ready.
+            let holding = Task.detached {
+                try app.inTransaction(.immediate) { db in
+                    for (key, json) in samples(10) {
+                        try db.execute(
+                            sql: "INSERT INTO items (key, payload) VALUES (?, ?)",
+                            arguments: [key, Data(PayloadCodec.encode(Array(json.utf8)))]
+                        )
+                    }
+                    return eventually(within: 60) { !health.snapshot.databaseReachable } ? .commit : .rollback
+                }
+            }
+            try await holding.value
+            #expect(try Inspection(path: path).count("SELECT count(*) FROM items") == 10, "the watcher never said it was not ready")
+            #expect(await eventually(within: 60) { test.log.total("total") == 10 })
+            #expect(await eventually(within: 60) { health.snapshot.isReady })
+            task.cancel()
+            try await task.value
+            #expect(!health.snapshot.leaseHeld)
         }
     }
 }
