@@ -9,7 +9,7 @@ extension PostgresStore {
     /// Commits in one transaction, fenced by the lease (still there, and this lease's claims) and each
     /// record's payload generation.
     ///
-    /// A commit that gets no answer within ``commitDeadline(_:)`` (the link to the server was cut, say)
+    /// A commit that gets no answer within its deadline, twice the lease and at least 10 s (the link to the server was cut, say),
     /// is given up on, as is one whose connection fails: what became of it only the server knows, so
     /// it counts neither as committed nor as failed. The lease is given up with it, and the commit
     /// throws `leaseLost`: the run takes a new lease and derives on, the records the given-up commit
