@@ -20,25 +20,36 @@ struct PostgresClaimFaultTests {
     /// commit again: the lease, the server's idle-in-transaction timeout (30 s), and a margin.
     static let rejoinLimit: Duration = lease + .seconds(30) + .seconds(10)
 
-    @Test func aWorkerCutInsideAClaimRejoinsTheRunEveryTime() async throws {
-        let sqliteValues = try await TestStore.sqlite.withHarness { harness in
-            _ = try await harness.rederive("generate", "--count", String(Self.count), "--seed", Self.seed, "--corrupt", "0.03")
+    /// The values a run on SQLite derives from the same generated corpus, to compare with.
+    static func sqliteValues() async throws -> [String: [String]] {
+        try await TestStore.sqlite.withHarness { harness in
+            _ = try await harness.rederive("generate", "--count", String(count), "--seed", seed, "--corrupt", "0.03")
             _ = try await harness.rederive("run", "--progress", "none")
             return try PostgresCommandTests.derivedValues(harness)
         }
+    }
+
+    /// Cuts the victim's link while it is in `session`, waits until its lease is taken over, brings
+    /// the link back, and waits until the victim commits with a new lease (its old one is gone, so
+    /// a share of its own means one) or ends.
+    static func cutOffAndRejoin(_ run: ClaimFaultRun, session: ClaimFaultRun.Session, _ who: String) async throws {
+        try run.cutOff(session)
+        try await PostgresCrossHostTests.waitUntil("\(who): its lease is taken over", limit: .seconds(30), state: run.state) {
+            try run.leases()[run.victim.child.pid] == nil
+        }
+        try run.hosts.reconnect(worker: 1, run.victim)
+        try await PostgresCrossHostTests.waitUntil(
+            "\(who) commits with a new lease or ends", limit: rejoinLimit, state: run.state
+        ) {
+            try run.victim.hasEnded || (run.leases()[run.victim.child.pid]?.done ?? 0) > 0
+        }
+    }
+
+    @Test func aWorkerCutInsideAClaimRejoinsTheRunEveryTime() async throws {
+        let sqliteValues = try await Self.sqliteValues()
         try await ClaimFaultRun.with { run, harness in
             for cut in 1...2 {
-                let session = try await run.catchInsideAClaim()
-                try run.cutOff(session)
-                try await PostgresCrossHostTests.waitUntil("the cut-off worker's lease is taken over (cut \(cut))", limit: .seconds(30), state: run.state) {
-                    try run.leases()[run.victim.child.pid] == nil
-                }
-                try run.hosts.reconnect(worker: 1, run.victim)
-                try await PostgresCrossHostTests.waitUntil(
-                    "the cut-off worker commits with a new lease or ends (cut \(cut))", limit: Self.rejoinLimit, state: run.state
-                ) {
-                    try run.victim.hasEnded || (run.leases()[run.victim.child.pid]?.done ?? 0) > 0
-                }
+                try await Self.cutOffAndRejoin(run, session: try await run.catchInsideAClaim(), "the cut-off worker (cut \(cut))")
             }
             let returned = try await run.workers.finish(run.victim)
             #expect(!returned.signaled && [0, 3].contains(returned.status), "\(returned.output) \(returned.errors)")
@@ -53,24 +64,9 @@ struct PostgresClaimFaultTests {
     /// not have been stored. It gives the commit up by its deadline, with its lease, and derives on
     /// with a new one; the records' claims and stamps decide what is still to derive.
     @Test func aWorkerCutInsideACommitRejoinsTheRun() async throws {
-        let sqliteValues = try await TestStore.sqlite.withHarness { harness in
-            _ = try await harness.rederive("generate", "--count", String(Self.count), "--seed", Self.seed, "--corrupt", "0.03")
-            _ = try await harness.rederive("run", "--progress", "none")
-            return try PostgresCommandTests.derivedValues(harness)
-        }
+        let sqliteValues = try await Self.sqliteValues()
         try await ClaimFaultRun.with { run, harness in
-            let session = try await run.catchVictim(.commit)
-            try run.cutOff(session)
-            try await PostgresCrossHostTests.waitUntil("the cut-off worker's lease is taken over", limit: .seconds(30), state: run.state) {
-                try run.leases()[run.victim.child.pid] == nil
-            }
-            try run.hosts.reconnect(worker: 1, run.victim)
-            // Its old lease is gone: a share of its own means a commit with a new lease.
-            try await PostgresCrossHostTests.waitUntil(
-                "the worker cut inside a commit commits with a new lease or ends", limit: Self.rejoinLimit, state: run.state
-            ) {
-                try run.victim.hasEnded || (run.leases()[run.victim.child.pid]?.done ?? 0) > 0
-            }
+            try await Self.cutOffAndRejoin(run, session: try await run.catchVictim(.commit), "the worker cut inside a commit")
             let returned = try await run.workers.finish(run.victim)
             #expect(!returned.signaled && [0, 3].contains(returned.status), "\(returned.output) \(returned.errors)")
             #expect(returned.errors.contains("a commit's outcome is unknown"), "\(returned.errors)")

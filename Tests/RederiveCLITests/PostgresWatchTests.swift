@@ -20,15 +20,26 @@ struct PostgresWatchTests {
         Int(try server.psql(database, sql).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     }
 
-    /// Polls `condition` every 50 ms until it holds; false after `seconds`, which only keeps a broken
-    /// build from hanging the suite.
+    /// Polls `condition` every 50 ms (each poll starts a `psql`) until it holds, as the SQLite watch
+    /// tests do.
     static func eventually(within seconds: Double = 120, _ condition: () throws -> Bool) async rethrows -> Bool {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < deadline {
-            if try condition() { return true }
-            try? await Task.sleep(for: .milliseconds(50))
+        try await WatchCommandTests.eventually(within: seconds, every: .milliseconds(50), condition)
+    }
+
+    /// A new database on `server` that the fixture's pipeline is prepared in, and a working directory
+    /// for the processes, which the caller removes.
+    static func preparedDatabase(on server: PostgresServer) async throws -> (url: String, database: String, directory: URL) {
+        let url = try server.makeDatabase()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rederive-watch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        do {
+            let created = try await RederiveProcess.run(["run", "--create", "--db", url, "--progress", "none"], in: directory, program: program)
+            try #require(created.status == 0, "\(created.errors)")
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            throw error
         }
-        return try condition()
+        return (url, PostgresServer.databaseName(in: url), directory)
     }
 
     /// What `history --format json` counts over every run: each record derived once shows as one
@@ -45,13 +56,8 @@ struct PostgresWatchTests {
 
     @Test func twoWatchersShareOneStreamOfInsertsAndDeriveEachRecordOnce() async throws {
         let server = try PostgresServer.shared()
-        let url = try server.makeDatabase()
-        let database = PostgresServer.databaseName(in: url)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rederive-watch-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let (url, database, directory) = try await Self.preparedDatabase(on: server)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let created = try await RederiveProcess.run(["run", "--create", "--db", url, "--progress", "none"], in: directory, program: Self.program)
-        try #require(created.status == 0, "\(created.errors)")
         let watchers = try (0..<2).map { _ in
             try RederiveProcess.start(["watch", "--db", url, "--parallel", "2", "--batch-size", "20"], in: directory, program: Self.program)
         }
@@ -89,13 +95,8 @@ struct PostgresWatchTests {
         // A cluster of its own: the shared one serves other tests while this one restarts.
         let server = try PostgresServer.startAlone()
         defer { server.stop() }
-        let url = try server.makeDatabase()
-        let database = PostgresServer.databaseName(in: url)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rederive-watch-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let (url, database, directory) = try await Self.preparedDatabase(on: server)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let created = try await RederiveProcess.run(["run", "--create", "--db", url, "--progress", "none"], in: directory, program: Self.program)
-        try #require(created.status == 0, "\(created.errors)")
         let watcher = try RederiveProcess.start(
             ["watch", "--db", url, "--parallel", "2", "--batch-size", "10", "--poll-interval", "1"], in: directory, program: Self.program
         )

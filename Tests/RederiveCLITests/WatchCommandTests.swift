@@ -7,13 +7,15 @@ import Testing
 struct WatchCommandTests {
     static let program = TrapFixtureCorpus.program
 
-    /// Polls `condition` every 20 ms until it holds; false after `seconds`, a bound that only keeps a
-    /// broken build from hanging the suite.
-    static func eventually(within seconds: Double = 120, _ condition: () throws -> Bool) async rethrows -> Bool {
+    /// Polls `condition` every `interval` until it holds; false after `seconds`, a bound that only
+    /// keeps a broken build from hanging the suite.
+    static func eventually(
+        within seconds: Double = 120, every interval: Duration = .milliseconds(20), _ condition: () throws -> Bool
+    ) async rethrows -> Bool {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < deadline {
             if try condition() { return true }
-            try? await Task.sleep(for: .milliseconds(20))
+            try? await Task.sleep(for: interval)
         }
         return try condition()
     }
