@@ -13,7 +13,9 @@ package struct ClaimingWorker: Sendable {
     let lease: LeaseKeeper
     let work: SynchronizedWork
     let channel: ResultChannel
-    /// Records claimed at once.
+    /// The size of the writer's next batch, which a claim never exceeds.
+    let batchSize: SharedBatchSize
+    /// Records claimed at once, at the most.
     let claimSize: Int
     /// Stored payload bytes one claim reads at the most.
     let claimBytes: Int
@@ -23,6 +25,8 @@ package struct ClaimingWorker: Sendable {
     let maximumPayloadSize: Int
     /// Where records are evaluated instead of this worker's thread, when set.
     let deriver: (any RecordDeriver)?
+    /// Tries a claim again after a transient error.
+    let retry: TransientRetry
     /// The longest a cancelled worker waits for its record in flight before it leaves it uncommitted.
     var cancellationGrace: Duration = Self.cancellationGrace
 
@@ -85,7 +89,7 @@ package struct ClaimingWorker: Sendable {
     /// Claims the next batch from the store for every worker to take from: as many records as the
     /// budget grants, after the wait the maximum rate asks for. False when cancelled during that wait.
     private func claim() async throws -> Bool {
-        let (wanted, wait) = work.take(upTo: claimSize)
+        let (wanted, wait) = work.take(upTo: min(claimSize, batchSize.size))
         if await !pace(wait) {
             work.claimed([], wanted: wanted, exhausted: false)
             return false
@@ -96,8 +100,10 @@ package struct ClaimingWorker: Sendable {
                 let store = self.store
                 let plan = self.plan
                 let claimBytes = self.claimBytes
-                batch = try await lease.withCurrentLease(pipeline: plan.pipeline.name) { held in
-                    try await store.claim(plan, limit: wanted, byteLimit: claimBytes, lease: held)
+                batch = try await retry.run("claim") {
+                    try await lease.withCurrentLease(pipeline: plan.pipeline.name) { held in
+                        try await store.claim(plan, limit: wanted, byteLimit: claimBytes, lease: held)
+                    }
                 }
             }
         } catch {
