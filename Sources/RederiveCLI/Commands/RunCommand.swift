@@ -22,18 +22,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Workers that inflate, decode and derive at once, up to 8 per core.")
     var parallel: Int = ProcessInfo.processInfo.activeProcessorCount
 
-    @Option(parsing: .unconditional, help: ArgumentHelp(
-        "Commit this many records per transaction, instead of sizing batches toward --target-batch-duration.",
-        valueName: "records"
-    ))
-    var batchSize: Int?
-
-    @Option(parsing: .unconditional, help: ArgumentHelp(
-        "Size each batch so that its commit takes about this long.",
-        discussion: "The default is 0.05 s on SQLite, where a commit holds the write lock the app's own writes wait for, and 0.5 s on PostgreSQL, where a commit locks only its rows and each costs a round trip. Batches start at 500 records and stay within 10 to 10,000; --batch-size fixes the size instead.",
-        valueName: "seconds"
-    ))
-    var targetBatchDuration: Double?
+    @OptionGroup var batches: BatchSizeOptions
 
     @Option(help: ArgumentHelp("Bring only this processor up to date (repeatable).", valueName: "name"))
     var processor: [String] = []
@@ -93,11 +82,6 @@ struct RunCommand: AsyncParsableCommand {
 
     func validate() throws {
         try ValueBounds.workers.check(parallel, "--parallel")
-        try ValueBounds.batchSize.check(batchSize, "--batch-size")
-        try ValueBounds.targetBatchDuration.check(targetBatchDuration, "--target-batch-duration")
-        if batchSize != nil, targetBatchDuration != nil {
-            throw ValidationError("--batch-size fixes the size of every batch; it takes no --target-batch-duration")
-        }
         try ValueBounds.records.check(limit, "--limit")
         try ValueBounds.recordsPerSecond.check(maxRate, "--max-rate")
         try ValueBounds.payloadMiB.check(maxPayloadSize, "--max-payload-size")
@@ -116,7 +100,6 @@ struct RunCommand: AsyncParsableCommand {
         try await safety.backUpIfAsked(database, console: console)
         var configuration = Runner.Configuration(
             parallelism: parallel,
-            batchSize: batchSize,
             processors: processor.isEmpty ? nil : Set(processor),
             retryFailed: retryFailed,
             limit: limit,
@@ -125,7 +108,7 @@ struct RunCommand: AsyncParsableCommand {
         )
         configuration.recordTimeout = timeout.map { .milliseconds(Int64($0 * 1000)) }
         configuration.leaseDuration = .milliseconds(Int64(leaseDuration * 1000))
-        configuration.targetBatchDuration = targetBatchDuration.map { .milliseconds(Int64(($0 * 1000).rounded(.up))) }
+        batches.apply(to: &configuration)
         configuration.readsProjections = !noProjection
         if safety.dryRun {
             return try await safety.preview(database, configuration: configuration, report: report, console: console)

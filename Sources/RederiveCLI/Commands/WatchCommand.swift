@@ -31,18 +31,7 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Workers that inflate, decode and derive at once, up to 8 per core.")
     var parallel: Int = ProcessInfo.processInfo.activeProcessorCount
 
-    @Option(parsing: .unconditional, help: ArgumentHelp(
-        "Commit this many records per transaction, instead of sizing batches toward --target-batch-duration.",
-        valueName: "records"
-    ))
-    var batchSize: Int?
-
-    @Option(parsing: .unconditional, help: ArgumentHelp(
-        "Size each batch so that its commit takes about this long.",
-        discussion: "The default is 0.05 s on SQLite, where a commit holds the write lock the app's own writes wait for, and 0.5 s on PostgreSQL, where a commit locks only its rows and each costs a round trip. Batches start at 500 records and stay within 10 to 10,000; --batch-size fixes the size instead.",
-        valueName: "seconds"
-    ))
-    var targetBatchDuration: Double?
+    @OptionGroup var batches: BatchSizeOptions
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
         "Look for stale records at least this often, whatever the signals say.",
@@ -76,11 +65,6 @@ struct WatchCommand: AsyncParsableCommand {
 
     func validate() throws {
         try ValueBounds.workers.check(parallel, "--parallel")
-        try ValueBounds.batchSize.check(batchSize, "--batch-size")
-        try ValueBounds.targetBatchDuration.check(targetBatchDuration, "--target-batch-duration")
-        if batchSize != nil, targetBatchDuration != nil {
-            throw ValidationError("--batch-size fixes the size of every batch; it takes no --target-batch-duration")
-        }
         try ValueBounds.pollInterval.check(pollInterval, "--poll-interval")
         try ValueBounds.drainTimeout.check(drainTimeout, "--drain-timeout")
         try ValueBounds.leaseDuration.check(leaseDuration, "--lease-duration")
@@ -110,9 +94,9 @@ struct WatchCommand: AsyncParsableCommand {
         guard let watchable = store as? any WatchableStore else {
             throw RederiveError(.invalidArgument, "\(database.databaseName) cannot be watched: its store does not signal changes")
         }
-        var runner = Runner.Configuration(parallelism: parallel, batchSize: batchSize)
+        var runner = Runner.Configuration(parallelism: parallel)
+        batches.apply(to: &runner)
         runner.leaseDuration = Self.duration(leaseDuration)
-        runner.targetBatchDuration = targetBatchDuration.map(Self.duration)
         var configuration = Watcher.Configuration(runner: runner)
         configuration.pollInterval = Self.duration(pollInterval)
         configuration.drainTimeout = Self.duration(drainTimeout)
