@@ -1,5 +1,6 @@
 #if PostgreSQL
 import Foundation
+import RederiveCLI
 import Testing
 
 /// `status` of a run that two workers share on PostgreSQL: done of total, the rate lately, the time
@@ -47,24 +48,24 @@ struct PostgresSharedRunProgressTests {
             let json = try await harness.rederive("status", "--format", "json")
             #expect(json.status == 0, "\(json.errors)")
             let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
-            let runs = try #require(object["runs"] as? [[String: Any]], json.output)
-            try #require(runs.count == 1, json.output)
+            let runs = try #require(object["runs"] as? [[String: Any]], "\(json.output)")
+            try #require(runs.count == 1, "\(json.output)")
             let run = runs[0]
-            #expect(run["total"] as? Int == count, json.output)
+            #expect(run["total"] as? Int == count, "\(json.output)")
             let done = try #require(run["done"] as? Int)
-            #expect(done > 0 && done < count, json.output)
-            #expect((run["recentRate"] as? Double ?? 0) > 0, json.output)
-            #expect((run["etaSeconds"] as? Double ?? 0) > 0, json.output)
+            #expect(done > 0 && done < count, "\(json.output)")
+            #expect((run["recentRate"] as? Double ?? 0) > 0, "\(json.output)")
+            #expect((run["etaSeconds"] as? Double ?? 0) > 0, "\(json.output)")
             let shares = try #require(run["workers"] as? [[String: Any]])
-            #expect(shares.count == 2, json.output)
-            #expect(Set(shares.compactMap { $0["pid"] as? Int }) == Set(workers.map { Int($0.child.pid) }), json.output)
-            #expect(shares.allSatisfy { ($0["done"] as? Int ?? 0) > 0 && $0["lastHeartbeat"] is String && $0["lastCommit"] is String }, json.output)
-            #expect(shares.reduce(0) { $0 + ($1["done"] as? Int ?? 0) } == done, json.output)
+            #expect(shares.count == 2, "\(json.output)")
+            #expect(Set(shares.compactMap { $0["pid"] as? Int }) == Set(workers.map { Int($0.child.pid) }), "\(json.output)")
+            #expect(shares.allSatisfy { ($0["done"] as? Int ?? 0) > 0 && $0["lastHeartbeat"] is String && $0["lastCommit"] is String }, "\(json.output)")
+            #expect(shares.reduce(0) { $0 + ($1["done"] as? Int ?? 0) } == done, "\(json.output)")
 
             let table = try await harness.rederive("status")
-            #expect(table.output.contains("in progress: ") && table.output.contains(" of \(count) records ("), table.output)
-            #expect(table.output.contains("records/s lately") && table.output.contains("left"), table.output)
-            #expect(table.output.contains("share") && table.output.contains("last heartbeat"), table.output)
+            #expect(table.output.contains("in progress: ") && table.output.contains(" of \(count) records ("), "\(table.output)")
+            #expect(table.output.contains("records/s lately") && table.output.contains("left"), "\(table.output)")
+            #expect(table.output.contains("share") && table.output.contains("last heartbeat"), "\(table.output)")
         }
     }
 }
