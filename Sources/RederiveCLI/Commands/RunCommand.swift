@@ -13,7 +13,8 @@ struct RunCommand: AsyncParsableCommand {
             Records whose last attempt failed are retried only with --retry-failed, or once their payload or \
             the processor's version changed. Exit status: 0 when no record failed, 3 when the run finished \
             but some records failed (see `rederive failures`), 130 when interrupted (run again to resume), \
-            1 for a fatal error.
+            5 when ended by rederive cancel, 1 for a fatal error. rederive pause holds the run (it waits, \
+            keeping its lease, until rederive resume; Ctrl-C ends it as interrupted meanwhile).
             """
     )
 
@@ -167,6 +168,9 @@ struct RunCommand: AsyncParsableCommand {
         }
         if summary.status == .interrupted {
             throw ExitCode(ExitStatus.interrupted)
+        }
+        if summary.status == .cancelled {
+            throw ExitCode(ExitStatus.cancelled)
         }
         if summary.counts.failed > 0 {
             throw ExitCode(ExitStatus.someFailed)
