@@ -80,6 +80,58 @@ struct RunControlCommandTests {
         }
     }
 
+    @Test func aPauseWhileQueryOnAFlagTableHoldsTheRunAndLetsItGoAsTheFlagFlips() async throws {
+        try await Self.withCorpus { directory, database in
+            let flags = try Self.connection(database)
+            try await flags.write { db in
+                try db.execute(sql: "CREATE TABLE maintenance (on_hold INTEGER NOT NULL); INSERT INTO maintenance VALUES (1)")
+            }
+            func flag(_ value: Int) async throws {
+                try await flags.write { db in try db.execute(sql: "UPDATE maintenance SET on_hold = ?", arguments: [value]) }
+            }
+            let run = try RederiveProcess.start(
+                Self.slowRun(database) + ["--pause-while", "SELECT on_hold FROM maintenance", "--pause-while-interval", "0.2", "--log-level", "notice"],
+                in: directory
+            )
+            // Held from the start: it claims nothing while the flag is up.
+            _ = try await run.waitForOutput { $0.contains("\"event\":\"held\"") }
+            let runID = try Self.newestRun(database)
+            let status = try await Self.json(["status", "--db", database, "--format", "json"], in: directory)
+            let runs = (status["control"] as? [String: Any])?["runs"] as? [[String: Any]]
+            #expect(runs?.first?["state"] as? String == "throttled (pause-while: its query returns true)", "\(status)")
+            try await Task.sleep(for: .seconds(1))
+            #expect(try Self.committed(runID, database) == 0)
+
+            try await flag(0)
+            _ = try await run.waitForOutput { $0.contains("\"event\":\"progress\"") }
+            try await flag(1)
+            _ = try await run.waitForOutput { $0.components(separatedBy: "\"event\":\"held\"").count > 2 }
+            let committed = try Self.committed(runID, database)
+            #expect(committed > 0 && committed < Self.records, "\(committed)")
+            try await Task.sleep(for: .seconds(1))
+            #expect(try Self.committed(runID, database) == committed)
+
+            try await flag(0)
+            let outcome = try await run.wait()
+            #expect(outcome.status == 3, "\(outcome.errors)")
+            #expect(try Self.committed(runID, database) == Self.records)
+            // Each hold's start and end is logged once.
+            let log = outcome.errors.split(separator: "\n")
+            #expect(log.filter { $0.contains("throttle holds") }.count == 2, "\(outcome.errors)")
+            #expect(log.filter { $0.contains("throttle cleared") }.count == 2, "\(outcome.errors)")
+        }
+    }
+
+    @Test func aPauseWhileQueryThatIsNotABooleanStopsTheRunBeforeItStarts() async throws {
+        try await Self.withCorpus { directory, database in
+            let outcome = try await RederiveProcess.run(
+                ["run", "--db", database, "--pause-while", "SELECT 'yes', 2", "--progress", "none"], in: directory
+            )
+            #expect(outcome.status == 1 && outcome.errors.contains("must return one row of one boolean"), "\(outcome.errors)")
+            #expect(try Self.newestRun(database) == 0)
+        }
+    }
+
     static let records = 240
 
     /// A run slowed to 60 records a second, with a heartbeat every second, that reports JSON progress.

@@ -42,7 +42,7 @@ package struct LeaseKeeper: Sendable {
     /// `throttles` hold the claims while they say so, and `held` is told what holds them as it changes.
     package static func acquire(
         store: any RecordStore, worker: WorkerIdentity, duration: Duration, pollInterval: Duration,
-        progress: any ProgressReporter, logger: Logger, renewed: RenewalObserver? = nil, throttles: [Throttle] = [],
+        progress: any ProgressReporter, logger: Logger, throttles: [Throttle] = [], renewed: RenewalObserver? = nil,
         held: (@Sendable (ClaimHold?) -> Void)? = nil
     ) async throws -> LeaseKeeper? {
         var reported: String?

@@ -76,6 +76,8 @@ struct RunCommand: AsyncParsableCommand {
     ))
     var workersOnly = false
 
+    @OptionGroup(title: "Throttles") var throttles: ThrottleOptions
+
     @OptionGroup var safety: RunSafetyOptions
 
     @OptionGroup var report: DryRunReportOptions
@@ -139,6 +141,7 @@ struct RunCommand: AsyncParsableCommand {
             )
             : nil
         configuration.deriver = isolated
+        configuration.throttles = try await throttles.throttles(on: store, database: database)
         defer { isolated?.shutdown() }
         let runner = Runner(
             store: store,

@@ -98,7 +98,7 @@ public final class SQLiteStore: RecordStore {
 
     /// Runs blocking pool work off the cooperative threads; a database error names the file and what
     /// was attempted, and rederive's own errors pass through.
-    private func access<T: Sendable>(_ verb: String, _ work: @escaping @Sendable (any DatabaseWriter) throws -> T) async throws -> T {
+    func access<T: Sendable>(_ verb: String, _ work: @escaping @Sendable (any DatabaseWriter) throws -> T) async throws -> T {
         let database = self.database
         let path = self.path
         let snapshot = self.snapshot
