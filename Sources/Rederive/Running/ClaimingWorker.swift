@@ -7,8 +7,14 @@ import RederiveCodec
 /// Records of a claim are shared by all workers, so a record that takes long (or hangs) holds up only
 /// the worker evaluating it, never the rest of its batch; and one worker reads the next batch while
 /// the others still evaluate, so reading and evaluating overlap.
+///
+/// Before each step a worker asks the lease's ``ClaimGate``: while a pause or a throttle holds the
+/// work it claims nothing, derives what is claimed already (the writer commits it), and then waits
+/// at the gate; a worker of a cancelled run ends instead.
 package struct ClaimingWorker: Sendable {
     let plan: RunPlan
+    /// The run the worker's commits count in: what a cancel names.
+    let runID: Int64
     let store: any RecordStore
     let lease: LeaseKeeper
     let work: SynchronizedWork
@@ -33,10 +39,27 @@ package struct ClaimingWorker: Sendable {
     /// returns whether it was cancelled. Records are evaluated on `thread`, or by the ``deriver``.
     func run(worker index: Int, thread: DerivationThread) async throws -> Bool {
         let codec = PayloadCodec(maximumSize: maximumPayloadSize)
+        let gate = lease.control.gate
+        gate.enter(work)
+        defer { gate.leave(work) }
         while true {
             if Task.isCancelled { return true }
             let record: PendingRecord
-            switch work.nextStep(refillBelow: refillBelow) {
+            let step: SharedWork.Step
+            if gate.hold(plan: plan, runID: runID) != nil || gate.isCancelled(runID) {
+                // Held or cancelled: derive what is claimed, then wait at the gate with nothing in hand.
+                guard let held = work.heldStep() else {
+                    if await gate.pass(plan: plan, runID: runID) != .proceed {
+                        work.cancelClaims()
+                        return true
+                    }
+                    continue
+                }
+                step = held
+            } else {
+                step = work.nextStep(refillBelow: refillBelow)
+            }
+            switch step {
             case .evaluate(let next):
                 record = next
             case .claim:

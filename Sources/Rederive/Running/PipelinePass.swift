@@ -59,7 +59,7 @@ package struct PipelinePass: Sendable {
         let workers = max(1, min(configuration.parallelism, records))
         let channel = ResultChannel(capacity: 2 * batchSize)
         let worker = ClaimingWorker(
-            plan: plan, store: store, lease: lease, work: work, channel: channel,
+            plan: plan, runID: run.runID, store: store, lease: lease, work: work, channel: channel,
             claimSize: Self.claimSize(configuration, store: store),
             // Every worker holds one claimed batch of payloads at most: together they stay within the byte limit.
             claimBytes: max(1, configuration.batchByteLimit / workers),

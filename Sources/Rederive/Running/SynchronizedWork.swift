@@ -24,6 +24,9 @@ package final class SynchronizedWork: Sendable {
     /// What the writer has committed so far, also when the run fails.
     package var committed: RunCounts { state.withLock { $0.work.committed } }
 
+    /// See ``SharedWork/isSettled``.
+    var isSettled: Bool { state.withLock { $0.work.isSettled } }
+
     /// See ``SharedWork/beginPipeline()``.
     func beginPipeline() {
         state.withLock { $0.work.beginPipeline() }
@@ -32,6 +35,11 @@ package final class SynchronizedWork: Sendable {
     /// See ``SharedWork/nextStep(refillBelow:)``.
     func nextStep(refillBelow lowWater: Int) -> SharedWork.Step {
         state.withLock { $0.work.nextStep(refillBelow: lowWater) }
+    }
+
+    /// See ``SharedWork/heldStep()``.
+    func heldStep() -> SharedWork.Step? {
+        state.withLock { $0.work.heldStep() }
     }
 
     /// See ``SharedWork/finishedTakingNext(worker:refillBelow:at:)``: taking the lock once per record.
@@ -56,6 +64,16 @@ package final class SynchronizedWork: Sendable {
     func claimed(_ batch: [PendingRecord], wanted: Int, exhausted: Bool) {
         let waiting = state.withLock { state in
             state.work.claimed(batch, wanted: wanted, exhausted: exhausted)
+            defer { state.waiting.removeAll() }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    /// See ``SharedWork/cancelClaims()``; wakes the workers waiting for a claim.
+    func cancelClaims() {
+        let waiting = state.withLock { state in
+            state.work.cancelClaims()
             defer { state.waiting.removeAll() }
             return state.waiting
         }

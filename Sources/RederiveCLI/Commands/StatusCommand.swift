@@ -30,6 +30,7 @@ struct StatusCommand: AsyncParsableCommand {
             sources += status.map { Self.sources(of: $0.name, in: pipeline) }
         }
         let workers = try await store.liveWorkers()
+        let control = try await ControlReport.read(store)
         let projections = try await Self.projections(in: store, database.pipelines())
         let now = Date()
         switch format {
@@ -49,6 +50,7 @@ struct StatusCommand: AsyncParsableCommand {
                     ] as [String: Any]
                 },
                 "projections": projections.map { ["pipeline": $0.pipeline, "version": $0.version, "current": $0.current] as [String: Any] },
+                "control": control.json,
             ] as [String: Any])
         case .csv:
             console.csv(
@@ -73,6 +75,9 @@ struct StatusCommand: AsyncParsableCommand {
                     "\(projection.pipeline): \(Format.count(projection.current, "record")) \(projection.current == 1 ? "has" : "have") "
                         + "a current projection (version \(projection.version))"
                 )
+            }
+            for line in control.lines(now: now) {
+                console.line(line)
             }
             if !workers.isEmpty {
                 console.line("\(Format.count(workers.count, "worker")) deriving now:")

@@ -38,6 +38,10 @@ import Rederive
 ///   had no row of derived values, `stamp` null or absent when the processor had none). Only the newest
 ///   ``PostgresStore/replacedValuesRunLimit`` runs keep theirs.
 /// - `rederive_schema_migrations`: the app's own schema migrations once applied.
+/// - `rederive_pauses` (version 7): the pauses in force, by pipeline and processor (the empty string
+///   for the whole pipeline); `rederive_runs.cancel_requested_at`, set by `rederive cancel`; and
+///   `rederive_leases.hold` and `hold_since`, what holds each worker as it reported it. Workers read
+///   the first two once per heartbeat.
 ///
 /// A record's first derivation writes five rows: the companion row, the stamp row, the replaced row,
 /// and the `rederive_records` row twice (claimed, then released by the commit), plus, per commit of a
@@ -46,7 +50,7 @@ import Rederive
 /// when a failing processor held a current entry there.
 enum PostgresSchema {
     /// Bumped when the tables below change; stored in `rederive_bookkeeping`.
-    static let version = 6
+    static let version = 7
 
     static let statements: [String] = [
         "CREATE SEQUENCE IF NOT EXISTS rederive_generations",
@@ -160,6 +164,20 @@ enum PostgresSchema {
             rederive_version text NOT NULL
         )
         """,
+        // What holds or ends the work (version 7): pauses in force, cancels asked of runs in
+        // progress, and what each worker reported holds it.
+        """
+        CREATE TABLE IF NOT EXISTS rederive_pauses (
+            pipeline text NOT NULL,
+            processor text NOT NULL,
+            requested_at timestamptz NOT NULL,
+            requested_by text NOT NULL,
+            PRIMARY KEY (pipeline, processor)
+        )
+        """,
+        "ALTER TABLE rederive_runs ADD COLUMN IF NOT EXISTS cancel_requested_at timestamptz",
+        "ALTER TABLE rederive_leases ADD COLUMN IF NOT EXISTS hold text",
+        "ALTER TABLE rederive_leases ADD COLUMN IF NOT EXISTS hold_since timestamptz",
         "CREATE TABLE IF NOT EXISTS rederive_bookkeeping (version integer NOT NULL)",
     ]
 

@@ -36,6 +36,12 @@ struct WatchSession: Sendable {
         while !Task.isCancelled {
             do {
                 interrupted = try await pass(&run, staleSince: &staleSince, clock: clock)
+                if let current = run, lease.control.gate.isCancelled(current.id) {
+                    // `rederive cancel` ended the run, not the watcher: record it so and watch on.
+                    try await finish(current, status: .cancelled)
+                    run = nil
+                    interrupted = false
+                }
                 if interrupted { break }
                 if let current = run, clock.now >= current.ends(quietPeriod: settings.quietPeriod, window: settings.runWindow) {
                     try await finish(current, status: .completed)
@@ -92,6 +98,8 @@ struct WatchSession: Sendable {
             let since = staleSince[name] ?? clock.now
             staleSince[name] = since
             watcher.metrics.oldestStaleAge(pipeline: name, seconds: since.duration(to: clock.now).secondsValue)
+            // A paused or throttled watcher opens no run: it waits here until its work may go on.
+            if run == nil, await lease.control.gate.pass(plan: plan, runID: nil) == .stopped { return true }
             let current = try await open(&run, clock: clock)
             current.worked(at: clock.now)
             // A small number of stale records is derived at once; a backlog in two lanes, so that

@@ -141,6 +141,7 @@ public struct Watcher: Service {
         return try await LeaseKeeper.acquire(
             store: store, worker: worker, duration: configuration.runner.leaseDuration,
             pollInterval: configuration.runner.leasePollInterval, progress: NoProgress(), logger: logger,
+            throttles: configuration.runner.throttles,
             renewed: { failure in
                 guard let failure else {
                     outages.recovered()

@@ -11,6 +11,7 @@ import RederivePostgres
 
 /// Everything a store offers commands and runs: what the conformance suite holds every store to.
 typealias ConformingStore = RecordStore & StoreReporting & StoreAdministration & StoredValueReading & VerificationSource
+    & RunControlling
 
 /// One kind of store the conformance suite runs against; each test makes a fresh, empty one.
 ///
