@@ -16,9 +16,10 @@ import Rederive
 ///   dependent processor's entry also keeps what it derived from: `inputs_digest`, the ``InputDigest``
 ///   of its inputs' values, and `input_versions`, as in `"floor_area@2,section_labels@1"`. No index
 ///   covers `processors`, and pages keep room (fillfactor 70), so that rewriting a stamp row touches no
-///   index (a HOT update); `status` counts every processor's up-to-date records in one pass
-///   (`processors @> '{"name": {"version": 2, "current": true}}'`), which a GIN index did not spare
-///   when most records are up to date, while it doubled the cost of writing a stamp row.
+///   index (a HOT update). A GIN index on it did not spare a count of up-to-date records
+///   (`processors @> '{"name": {"version": 2, "current": true}}'`, one pass over every stamp row) when
+///   most records are up to date, while it doubled the cost of writing a stamp row: `status` reads
+///   counts kept as stamps are written instead (`rederive_counts`, below).
 /// - `rederive_failures`: per record, pipeline and processor that failed, as on SQLite; rows exist only
 ///   for failures.
 /// - `rederive_runs`: every run. Workers that derive the same processors at once share one run: a
@@ -42,11 +43,16 @@ import Rederive
 ///   for the whole pipeline); `rederive_runs.cancel_requested_at`, set by `rederive cancel`; and
 ///   `rederive_leases.hold` and `hold_since`, what holds each worker as it reported it. Workers read
 ///   the first two once per heartbeat.
+/// - `rederive_counts` and `rederive_count_deltas`: what `status` counts (records, current stamp
+///   entries and current failures per processor and version), kept by statement triggers on the
+///   counted tables in every writer's transaction; deltas are appended, never updated, and folded into
+///   the totals now and then (see ``PostgresStatusCounts``).
 ///
 /// A record's first derivation writes five rows: the companion row, the stamp row, the replaced row,
 /// and the `rederive_records` row twice (claimed, then released by the commit), plus, per commit of a
 /// batch, the worker's share of the run's counts. A derivation that changes nothing writes three: the stamp
-/// row and the `rederive_records` row twice. Failures add one row per failing processor, and rewrite the stamp row
+/// row and the `rederive_records` row twice. A statement that changes what `status` counts adds one
+/// delta row per processor and version whose count it changed. Failures add one row per failing processor, and rewrite the stamp row
 /// when a failing processor held a current entry there.
 enum PostgresSchema {
     /// Bumped when the tables below change; stored in `rederive_bookkeeping`.
@@ -179,7 +185,7 @@ enum PostgresSchema {
         "ALTER TABLE rederive_leases ADD COLUMN IF NOT EXISTS hold text",
         "ALTER TABLE rederive_leases ADD COLUMN IF NOT EXISTS hold_since timestamptz",
         "CREATE TABLE IF NOT EXISTS rederive_bookkeeping (version integer NOT NULL)",
-    ]
+    ] + PostgresStatusCounts.statements
 
     /// Creates the tables unless they are there at this version. Looks first without writing, so a
     /// role that may only read status opens the database too.
@@ -197,6 +203,9 @@ enum PostgresSchema {
             for statement in statements {
                 try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
+            // The count triggers were just created, holding the counted tables against writers: what is
+            // counted now is exact, and every later write is counted by the triggers.
+            try await PostgresStatusCounts.recount(connection, logger)
             try await connection.query("DELETE FROM rederive_bookkeeping", logger: logger)
             try await connection.query("INSERT INTO rederive_bookkeeping (version) VALUES (\(version))", logger: logger)
         }
