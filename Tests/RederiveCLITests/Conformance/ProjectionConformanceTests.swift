@@ -13,6 +13,14 @@ struct ProjectionConformanceTests {
         try #require(fixture.store as? any ProjectionStoring, "the store keeps no projections")
     }
 
+    /// Items `k0` to `k3` of a pipeline with a projection, derived once: each has its projection.
+    static func derivedWithProjections(_ fixture: StoreFixture) async throws -> ConformancePipeline {
+        let conformance = ConformancePipeline(projectionVersion: 1)
+        try await fixture.seed(conformance.pipeline, count: 4)
+        _ = try await fixture.run(conformance.pipeline)
+        return conformance
+    }
+
     @Test(arguments: StoreUnderTest.keepingProjections)
     func aBumpDerivesFromProjectionsToTheSameValues(kind: StoreUnderTest) async throws {
         try await StoreFixture.with(kind) { fixture in
@@ -48,9 +56,7 @@ struct ProjectionConformanceTests {
     @Test(arguments: StoreUnderTest.keepingProjections)
     func aReplacedPayloadANewVersionAndDroppedProjectionsFallBack(kind: StoreUnderTest) async throws {
         try await StoreFixture.with(kind) { fixture in
-            var conformance = ConformancePipeline(projectionVersion: 1)
-            try await fixture.seed(conformance.pipeline, count: 4)
-            _ = try await fixture.run(conformance.pipeline)
+            var conformance = try await Self.derivedWithProjections(fixture)
             let projections = try Self.projections(fixture)
 
             // A payload replaced: its record derives from the new payload, the others from projections.
@@ -85,9 +91,7 @@ struct ProjectionConformanceTests {
     @Test(arguments: StoreUnderTest.keepingProjections)
     func aCorruptedProjectionFallsBackToItsPayload(kind: StoreUnderTest) async throws {
         try await StoreFixture.with(kind) { fixture in
-            var conformance = ConformancePipeline(projectionVersion: 1)
-            try await fixture.seed(conformance.pipeline, count: 4)
-            _ = try await fixture.run(conformance.pipeline)
+            var conformance = try await Self.derivedWithProjections(fixture)
             let projections = try Self.projections(fixture)
             let overwrite = try #require(fixture.overwriteProjection, "the fixture cannot overwrite a stored projection")
 
@@ -113,9 +117,7 @@ struct ProjectionConformanceTests {
     @Test(arguments: StoreUnderTest.keepingProjections)
     func aClaimHandsOutProjectionsAndPayloadsInIDOrderAndCountsOnlyPayloadsAgainstItsByteLimit(kind: StoreUnderTest) async throws {
         try await StoreFixture.with(kind) { fixture in
-            var conformance = ConformancePipeline(projectionVersion: 1)
-            try await fixture.seed(conformance.pipeline, count: 4)
-            _ = try await fixture.run(conformance.pipeline)
+            var conformance = try await Self.derivedWithProjections(fixture)
             try await fixture.replace("k2", label: "s2", values: [100, 1], in: conformance.pipeline)
             conformance.totalVersion = 2
             let plan = conformance.plan
