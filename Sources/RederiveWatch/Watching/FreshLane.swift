@@ -102,13 +102,22 @@ final class FreshLane: ClaimsAhead {
         return try await claimFromStore(sweep: sweep, limit: limit, byteLimit: byteLimit)
     }
 
+    /// Claims from where the lane's claims reached, or from the first record when it sweeps. A sweep
+    /// that found few records passed over the whole table: the next waits ten times as long as it took
+    /// at least, so that sweeps of a large table take a tenth of a core at most.
     private func claimFromStore(sweep: Bool, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {
         let store = self.store
         let plan = self.plan
+        let started = clock.now
         if sweep { store.restartClaims(plan, lease: await lease.current) }
-        return try await lease.withCurrentLease(pipeline: plan.pipeline.name) { held in
+        let records = try await lease.withCurrentLease(pipeline: plan.pipeline.name) { held in
             try await store.claim(plan, limit: limit, byteLimit: byteLimit, lease: held)
         }
+        if sweep {
+            let ended = clock.now
+            state.withLock { $0.nextSweep = max($0.nextSweep, ended + started.duration(to: ended) * 10) }
+        }
+        return records
     }
 
     /// The stream committed `results`: records of the lane among them are no longer in flight.
