@@ -31,6 +31,8 @@ package struct ClaimingWorker: Sendable {
     let deriver: (any RecordDeriver)?
     /// The longest a cancelled worker waits for its record in flight before it leaves it uncommitted.
     var cancellationGrace: Duration = Self.cancellationGrace
+    /// Asked before each claim of the plan's records, for records to derive ahead of them.
+    var ahead: (any ClaimsAhead)? = nil
 
     /// The longest a cancelled run waits for a record in flight before it leaves it uncommitted.
     package static let cancellationGrace: Duration = .seconds(10)
@@ -106,7 +108,8 @@ package struct ClaimingWorker: Sendable {
     }
 
     /// Claims the next batch from the store for every worker to take from: as many records as the
-    /// budget grants, after the wait the maximum rate asks for. False when cancelled during that wait.
+    /// budget grants, after the wait the maximum rate asks for; the records claimed ``ahead`` first,
+    /// when there are any. False when cancelled during that wait.
     private func claim() async throws -> Bool {
         let (wanted, wait) = work.take(upTo: claimSize)
         if await !pace(wait) {
@@ -119,8 +122,13 @@ package struct ClaimingWorker: Sendable {
                 let store = self.store
                 let plan = self.plan
                 let claimBytes = self.claimBytes
-                batch = try await lease.withCurrentLease(pipeline: plan.pipeline.name) { held in
-                    try await store.claim(plan, limit: wanted, byteLimit: claimBytes, lease: held)
+                if let ahead {
+                    batch = try await ahead.claim(limit: wanted, byteLimit: claimBytes)
+                }
+                if batch.isEmpty {
+                    batch = try await lease.withCurrentLease(pipeline: plan.pipeline.name) { held in
+                        try await store.claim(plan, limit: wanted, byteLimit: claimBytes, lease: held)
+                    }
                 }
             }
         } catch {

@@ -17,12 +17,15 @@ package struct PipelinePass: Sendable {
     let committed: ResultWriter.CommitObserver?
     /// The longest a cancelled pass waits for a record in flight.
     let cancellationGrace: Duration
+    /// Asked before each claim for records to derive ahead of the plan's own, when set.
+    let ahead: (any ClaimsAhead)?
 
-    /// A pass of `plan`'s records, under `lease`, divided and paced by `configuration`.
+    /// A pass of `plan`'s records, under `lease`, divided and paced by `configuration`; the records
+    /// `ahead` claims, when set, before each claim of the plan's own.
     package init(
         plan: RunPlan, store: any RecordStore, lease: LeaseKeeper, configuration: Runner.Configuration,
         progress: any ProgressReporter, logger: Logger, cancellationGrace: Duration = ClaimingWorker.cancellationGrace,
-        committed: ResultWriter.CommitObserver? = nil
+        ahead: (any ClaimsAhead)? = nil, committed: ResultWriter.CommitObserver? = nil
     ) {
         self.plan = plan
         self.store = store
@@ -31,6 +34,7 @@ package struct PipelinePass: Sendable {
         self.progress = progress
         self.logger = logger
         self.cancellationGrace = cancellationGrace
+        self.ahead = ahead
         self.committed = committed
     }
 
@@ -65,12 +69,18 @@ package struct PipelinePass: Sendable {
             claimBytes: max(1, configuration.batchByteLimit / workers),
             refillBelow: configuration.parallelism, recordTimeout: configuration.recordTimeout,
             maximumPayloadSize: configuration.maximumPayloadSize, deriver: configuration.deriver,
-            cancellationGrace: cancellationGrace
+            cancellationGrace: cancellationGrace, ahead: ahead
         )
+        let ahead = self.ahead
+        let committed = self.committed
+        let observer: ResultWriter.CommitObserver? = ahead == nil ? committed : { @Sendable results, counts, duration in
+            ahead?.committed(results)
+            committed?(results, counts, duration)
+        }
         let writer = ResultWriter(
             plan: plan, store: store, lease: lease, work: work, channel: channel, batchSize: batchSize,
             commitInterval: configuration.commitInterval, recordTimeout: configuration.recordTimeout, run: run,
-            progress: progress, logger: logger, committed: committed
+            progress: progress, logger: logger, committed: observer
         )
         let threads = WorkerThreads(count: workers, name: "rederive worker")
         defer { threads.stop() }

@@ -78,10 +78,11 @@ extension SQLiteStore {
     private func pick(_ plan: RunPlan, key: ClaimCursorKey, limit: Int, byteLimit: Int) async throws -> Picked {
         let tables = PipelineTables(plan.pipeline)
         return try await read { db in
-            // The counts at the first claim say which processors each record must be asked about.
+            // The counts at the first claim say which processors each record must be asked about; not
+            // for the fresh lane, whose claims go on while new records come, stale for every processor.
             let shape = try self.claimShapes.withLock { shapes in
                 if let shape = shapes[key] { return shape }
-                let shape = try Self.pendingShape(plan, db)
+                let shape = plan.lane == .fresh ? PendingShape(plan) : try Self.pendingShape(plan, db)
                 shapes[key] = shape
                 return shape
             }
