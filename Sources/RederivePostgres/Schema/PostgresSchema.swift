@@ -38,6 +38,8 @@ import Rederive
 ///   had no row of derived values, `stamp` null or absent when the processor had none). Only the newest
 ///   ``PostgresStore/replacedValuesRunLimit`` runs keep theirs.
 /// - `rederive_schema_migrations`: the app's own schema migrations once applied.
+/// - `rederive_projections` (version 7): per pipeline and record, the stored projection of its decoded
+///   payload, for pipelines that declare one (``PostgresProjectionSchema``).
 ///
 /// A record's first derivation writes five rows: the companion row, the stamp row, the replaced row,
 /// and the `rederive_records` row twice (claimed, then released by the commit), plus, per commit of a
@@ -46,7 +48,7 @@ import Rederive
 /// when a failing processor held a current entry there.
 enum PostgresSchema {
     /// Bumped when the tables below change; stored in `rederive_bookkeeping`.
-    static let version = 6
+    static let version = 7
 
     static let statements: [String] = [
         "CREATE SEQUENCE IF NOT EXISTS rederive_generations",
@@ -161,7 +163,7 @@ enum PostgresSchema {
         )
         """,
         "CREATE TABLE IF NOT EXISTS rederive_bookkeeping (version integer NOT NULL)",
-    ]
+    ] + PostgresProjectionSchema.statements
 
     /// Creates the tables unless they are there at this version. Looks first without writing, so a
     /// role that may only read status opens the database too.
