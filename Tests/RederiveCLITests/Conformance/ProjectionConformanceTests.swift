@@ -3,16 +3,15 @@ import Rederive
 import RederiveCodec
 import Testing
 
-/// Every store that keeps projections writes one with each record's values, derives a bump of a
-/// payload processor from it, and falls back to the payload, counting why, when it does not serve.
-/// PostgreSQL keeps none yet (issue 24's PostgreSQL part is open): its pipelines derive from payloads.
+/// Every store writes a projection with each record's values, derives a bump of a payload processor
+/// from it, and falls back to the payload, counting why, when it does not serve.
 @Suite("Store conformance: projections", .timeLimit(.minutes(5)))
 struct ProjectionConformanceTests {
     static func projections(_ fixture: StoreFixture) throws -> any ProjectionStoring {
         try #require(fixture.store as? any ProjectionStoring, "the store keeps no projections")
     }
 
-    @Test(arguments: StoreUnderTest.keepingProjections)
+    @Test(arguments: StoreUnderTest.all)
     func aBumpDerivesFromProjectionsToTheSameValues(kind: StoreUnderTest) async throws {
         try await StoreFixture.with(kind) { fixture in
             let conformance = ConformancePipeline(projectionVersion: 1)
@@ -44,7 +43,7 @@ struct ProjectionConformanceTests {
         }
     }
 
-    @Test(arguments: StoreUnderTest.keepingProjections)
+    @Test(arguments: StoreUnderTest.all)
     func aReplacedPayloadANewVersionAndDroppedProjectionsFallBack(kind: StoreUnderTest) async throws {
         try await StoreFixture.with(kind) { fixture in
             var conformance = ConformancePipeline(projectionVersion: 1)
@@ -81,7 +80,7 @@ struct ProjectionConformanceTests {
         }
     }
 
-    @Test(arguments: StoreUnderTest.keepingProjections)
+    @Test(arguments: StoreUnderTest.all)
     func aPipelineWithoutAProjectionKeepsNone(kind: StoreUnderTest) async throws {
         try await StoreFixture.with(kind) { fixture in
             let pipeline = ConformancePipeline().pipeline

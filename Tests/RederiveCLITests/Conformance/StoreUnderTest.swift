@@ -32,12 +32,6 @@ struct StoreUnderTest: Sendable, CustomTestStringConvertible {
         return stores
     }
 
-    /// The stores that keep projections of decoded inputs (`ProjectionStoring`): not PostgreSQL yet,
-    /// whose pipelines derive from payloads; open work, not accepted behaviour.
-    static var keepingProjections: [StoreUnderTest] {
-        all.filter { $0.name != "PostgreSQL" }
-    }
-
     static let sqlite = StoreUnderTest(name: "SQLite") {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rederive-conformance-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
