@@ -27,6 +27,15 @@ struct RoomScanProjectionTests {
         try #require(imported.status == 0, "\(imported.errors)")
     }
 
+    /// Runs `body` on a new database of `store` holding the corpus, derived once, with its values by key.
+    static func withDerivedCorpus(_ store: TestStore, _ body: (CommandHarness, [String: [String]]) async throws -> Void) async throws {
+        try await store.withHarness { harness in
+            try await importCorpus(harness)
+            try await succeed(harness, "run", "--progress", "none")
+            try await body(harness, try await values(harness))
+        }
+    }
+
     /// Every record's derived values, as the database prints them, by key.
     static func values(_ harness: CommandHarness) async throws -> [String: [String]] {
         let columns = RoomScan.pipeline.outputColumns.map { "d.\"\($0.name)\"" }.joined(separator: ", ")
@@ -92,11 +101,8 @@ struct RoomScanProjectionTests {
         arguments: TestStore.available
     )
     func everyFallbackReasonFallsBack(store: TestStore) async throws {
-        try await store.withHarness { harness in
-            try await Self.importCorpus(harness)
+        try await Self.withDerivedCorpus(store) { harness, derived in
             let count = Self.recordCount
-            try await Self.succeed(harness, "run", "--progress", "none")
-            let derived = try await Self.values(harness)
             let names = RealExports.names.map { String($0.dropLast(".json".count)) }
             let (replaced, flipped, older, missing, source) = (names[0], names[1], names[2], names[3], names[5])
             let id: (String) async throws -> Int = { key in try await harness.count("SELECT id FROM room_scans WHERE scan_id = '\(key)'") }
@@ -135,9 +141,7 @@ struct RoomScanProjectionTests {
 
     @Test("verify --projections finds a projection that matches its checksum but not its payload", arguments: TestStore.available)
     func verifyFindsAProjectionOfAnotherPayload(store: TestStore) async throws {
-        try await store.withHarness { harness in
-            try await Self.importCorpus(harness)
-            try await Self.succeed(harness, "run", "--progress", "none")
+        try await Self.withDerivedCorpus(store) { harness, _ in
             let names = RealExports.names.map { String($0.dropLast(".json".count)) }
             // Another record's projection with its own checksum: it reads back, but is not this payload's.
             try await harness.execute("""
@@ -154,11 +158,8 @@ struct RoomScanProjectionTests {
 
     @Test("projections --drop, reset and rollback keep projections consistent with their payloads", arguments: TestStore.available)
     func dropResetAndRollbackKeepProjectionsConsistent(store: TestStore) async throws {
-        try await store.withHarness { harness in
-            try await Self.importCorpus(harness)
+        try await Self.withDerivedCorpus(store) { harness, derived in
             let count = Self.recordCount
-            try await Self.succeed(harness, "run", "--progress", "none")
-            let derived = try await Self.values(harness)
 
             // Rolling back a run restores values and stamps; the projections depend on the payloads
             // alone, stay current and serve the next bump.
