@@ -47,6 +47,8 @@ import Rederive
 ///   entries and current failures per processor and version), kept by statement triggers on the
 ///   counted tables in every writer's transaction; deltas are appended, never updated, and folded into
 ///   the totals now and then (see ``PostgresStatusCounts``).
+/// - `rederive_projections` (version 7): per pipeline and record, the stored projection of its decoded
+///   payload, for pipelines that declare one (``PostgresProjectionSchema``).
 ///
 /// A record's first derivation writes five rows: the companion row, the stamp row, the replaced row,
 /// and the `rederive_records` row twice (claimed, then released by the commit), plus, per commit of a
@@ -185,7 +187,7 @@ enum PostgresSchema {
         "ALTER TABLE rederive_leases ADD COLUMN IF NOT EXISTS hold text",
         "ALTER TABLE rederive_leases ADD COLUMN IF NOT EXISTS hold_since timestamptz",
         "CREATE TABLE IF NOT EXISTS rederive_bookkeeping (version integer NOT NULL)",
-    ] + PostgresStatusCounts.statements
+    ] + PostgresStatusCounts.statements + PostgresProjectionSchema.statements
 
     /// Creates the tables unless they are there at this version. Looks first without writing, so a
     /// role that may only read status opens the database too.

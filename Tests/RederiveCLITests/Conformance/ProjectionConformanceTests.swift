@@ -3,10 +3,8 @@ import Rederive
 import RederiveCodec
 import Testing
 
-/// Every store that keeps projections writes one with each record's values, derives a bump of a
-/// payload processor from it, and falls back to the payload, counting why, when it does not serve:
-/// its payload replaced, its version or itself gone, its bytes corrupted.
-/// PostgreSQL keeps none yet (issue 24's PostgreSQL part is open): its pipelines derive from payloads.
+/// Every store writes a projection with each record's values, derives a bump of a payload processor
+/// from it, and falls back to the payload, counting why, when it does not serve.
 @Suite("Store conformance: projections", .timeLimit(.minutes(5)))
 struct ProjectionConformanceTests {
     static func projections(_ fixture: StoreFixture) throws -> any ProjectionStoring {
@@ -21,7 +19,7 @@ struct ProjectionConformanceTests {
         return conformance
     }
 
-    @Test(arguments: StoreUnderTest.keepingProjections)
+    @Test(arguments: StoreUnderTest.all)
     func aBumpDerivesFromProjectionsToTheSameValues(kind: StoreUnderTest) async throws {
         try await StoreFixture.with(kind) { fixture in
             let conformance = ConformancePipeline(projectionVersion: 1)
@@ -53,7 +51,7 @@ struct ProjectionConformanceTests {
         }
     }
 
-    @Test(arguments: StoreUnderTest.keepingProjections)
+    @Test(arguments: StoreUnderTest.all)
     func aReplacedPayloadANewVersionAndDroppedProjectionsFallBack(kind: StoreUnderTest) async throws {
         try await StoreFixture.with(kind) { fixture in
             var conformance = try await Self.derivedWithProjections(fixture)
@@ -88,7 +86,7 @@ struct ProjectionConformanceTests {
         }
     }
 
-    @Test(arguments: StoreUnderTest.keepingProjections)
+    @Test(arguments: StoreUnderTest.all)
     func aCorruptedProjectionFallsBackToItsPayload(kind: StoreUnderTest) async throws {
         try await StoreFixture.with(kind) { fixture in
             var conformance = try await Self.derivedWithProjections(fixture)
@@ -114,7 +112,7 @@ struct ProjectionConformanceTests {
         }
     }
 
-    @Test(arguments: StoreUnderTest.keepingProjections)
+    @Test(arguments: StoreUnderTest.all)
     func aClaimHandsOutProjectionsAndPayloadsInIDOrderAndCountsOnlyPayloadsAgainstItsByteLimit(kind: StoreUnderTest) async throws {
         try await StoreFixture.with(kind) { fixture in
             var conformance = try await Self.derivedWithProjections(fixture)
@@ -141,7 +139,7 @@ struct ProjectionConformanceTests {
         }
     }
 
-    @Test(arguments: StoreUnderTest.keepingProjections)
+    @Test(arguments: StoreUnderTest.all)
     func aPipelineWithoutAProjectionKeepsNone(kind: StoreUnderTest) async throws {
         try await StoreFixture.with(kind) { fixture in
             let pipeline = ConformancePipeline().pipeline

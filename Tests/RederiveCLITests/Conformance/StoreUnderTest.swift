@@ -34,12 +34,6 @@ struct StoreUnderTest: Sendable, CustomTestStringConvertible {
         return stores
     }
 
-    /// The stores that keep projections of decoded inputs (`ProjectionStoring`): not PostgreSQL yet,
-    /// whose pipelines derive from payloads; open work, not accepted behaviour.
-    static var keepingProjections: [StoreUnderTest] {
-        all.filter { $0.name != "PostgreSQL" }
-    }
-
     static let sqlite = StoreUnderTest(name: "SQLite") {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rederive-conformance-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -107,7 +101,15 @@ struct StoreUnderTest: Sendable, CustomTestStringConvertible {
                     "DELETE FROM \(pipeline.table) WHERE \(pipeline.keyColumn ?? "key") = '\(key)'"
                 )
             },
-            close: { store.close() }
+            close: { store.close() },
+            overwriteProjection: { recordID, bytes, pipeline in
+                let hex = bytes.map { String(format: "%02x", $0) }.joined()
+                let updated = try server.psql(
+                    PostgresServer.databaseName(in: url),
+                    "UPDATE rederive_projections SET bytes = '\\x\(hex)' WHERE pipeline = '\(pipeline.name)' AND record_id = \(recordID) RETURNING record_id"
+                )
+                #expect(updated.trimmingCharacters(in: .whitespacesAndNewlines) == String(recordID))
+            }
         )
     }
     #endif
