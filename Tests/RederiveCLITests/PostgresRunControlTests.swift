@@ -45,7 +45,8 @@ struct PostgresRunControlTests {
                 let now = try leases()
                 return started.allSatisfy { now[$0.child.pid]?.done ?? 0 > 0 } || started.contains(where: \.hasEnded)
             }
-            try #require(!started.contains(where: \.hasEnded), "a worker ended before the pause: \(state())")
+            let endedEarly = started.contains(where: \.hasEnded)
+            try #require(!endedEarly, "a worker ended before the pause: \(state())")
 
             let pause = try await RederiveProcess.run(["pause", "--db", url], wrapper: hosts.wrapper(worker: 2), in: harness.directory)
             #expect(pause.status == 0, "\(pause.output) \(pause.errors)")

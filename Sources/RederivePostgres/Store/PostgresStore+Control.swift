@@ -89,7 +89,7 @@ extension PostgresStore: RunControlling {
             """
         let logger = self.logger
         try await withConnection("report a hold to") { connection in
-            try await connection.run(statement, logger: logger)
+            _ = try await connection.run(statement, logger: logger)
         }
     }
 

@@ -2,6 +2,7 @@
 import Foundation
 import PostgresNIO
 import Rederive
+import Synchronization
 
 /// The signals of a PostgreSQL server's health that throttles read: a query's boolean, and how far
 /// its streaming standbys lag behind in replaying.
@@ -12,10 +13,10 @@ extension PostgresStore: HealthSignals {
         let location = self.location
         return try await transaction("run the throttle's query on", snapshot: true) { connection in
             try await connection.query("SET LOCAL statement_timeout = '5s'", logger: logger)
-            let rows = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect { row in
-                (row.count, try? row.decode(Bool?.self))
+            let rows = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect { row -> (Int, Bool?) in
+                (row.count, (try? row.decode(Bool?.self)) ?? nil)
             }
-            guard rows.count == 1, let (columns, value) = rows.first, columns == 1, let value, let value else {
+            guard rows.count == 1, let (columns, value) = rows.first, columns == 1, let value else {
                 throw RederiveError(
                     .invalidArgument,
                     "the query \(sql) must return one row of one boolean; on \(location) it returned \(rows.count) rows of \(rows.first?.0 ?? 0) columns"

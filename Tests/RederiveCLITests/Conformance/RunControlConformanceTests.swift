@@ -70,13 +70,7 @@ struct RunControlConformanceTests {
     func aPausedRunnerCommitsWhatItClaimedWaitsAndGoesOnWithItsCounts(kind: StoreUnderTest) async throws {
         try await StoreFixture.with(kind) { fixture in
             let pipeline = ConformancePipeline().pipeline
-            try await fixture.seed(pipeline, count: 60)
-            let events = HoldEvents()
-            let runner = Runner(store: fixture.store, pipelines: [pipeline], configuration: Self.slow, progress: events)
-            let task = Task { try await runner.run() }
-            try await events.wait { $0.done > 0 }
-            _ = try await fixture.store.pause(ControlScope(pipeline: "items"), by: .current)
-            try await events.wait { $0.holds.last == .some(.paused) }
+            let (task, events) = try await Self.pausedRun(pipeline, fixture)
             let held = try await fixture.status(pipeline)["total"]?.upToDate
             #expect(try await fixture.store.workerHolds().map(\.hold) == [.paused])
             #expect(try await fixture.store.runs(limit: 1).first?.status == .running)
@@ -101,14 +95,8 @@ struct RunControlConformanceTests {
     func aCancelledRunEndsWithWhatItCommittedAndRollsBack(kind: StoreUnderTest) async throws {
         try await StoreFixture.with(kind) { fixture in
             let pipeline = ConformancePipeline().pipeline
-            try await fixture.seed(pipeline, count: 60)
-            let events = HoldEvents()
-            let runner = Runner(store: fixture.store, pipelines: [pipeline], configuration: Self.slow, progress: events)
-            let task = Task { try await runner.run() }
-            try await events.wait { $0.done > 0 }
             // Paused first, so that the cancel meets a waiting run, as it would after `rederive pause`.
-            _ = try await fixture.store.pause(ControlScope(pipeline: "items"), by: .current)
-            try await events.wait { $0.holds.last == .some(.paused) }
+            let (task, _) = try await Self.pausedRun(pipeline, fixture)
             let cancelled = try await fixture.store.cancel(ControlScope(pipeline: "items", processor: "size"))
             let summary = try await task.value
             #expect(cancelled == [summary.runID])
@@ -123,6 +111,19 @@ struct RunControlConformanceTests {
             #expect(try await fixture.status(pipeline)["total"]?.upToDate == 0)
             #expect(try await fixture.values(of: "k0", pipeline)?["total"] != .real(3))
         }
+    }
+
+    /// Seeds 60 records, starts a ``slow`` run of them, and pauses it once it has committed some:
+    /// returns when the runner says it is held.
+    static func pausedRun(_ pipeline: Pipeline, _ fixture: StoreFixture) async throws -> (Task<RunSummary, any Error>, HoldEvents) {
+        try await fixture.seed(pipeline, count: 60)
+        let events = HoldEvents()
+        let runner = Runner(store: fixture.store, pipelines: [pipeline], configuration: slow, progress: events)
+        let task = Task { try await runner.run() }
+        try await events.wait { $0.done > 0 }
+        _ = try await fixture.store.pause(ControlScope(pipeline: "items"), by: .current)
+        try await events.wait { $0.holds.last == .some(.paused) }
+        return (task, events)
     }
 
     /// A run of 60 records that takes about 3 s, with a heartbeat every 0.2 s.
