@@ -134,9 +134,10 @@ struct RunControlCommandTests {
 
     static let records = 240
 
-    /// A run slowed to 60 records a second, with a heartbeat every second, that reports JSON progress.
+    /// A run slowed to 20 records a second (12 s in all, so that a `pause` or `cancel` started on a
+    /// loaded machine lands mid-run), with a heartbeat every second, that reports JSON progress.
     static func slowRun(_ database: String) -> [String] {
-        ["run", "--db", database, "--max-rate", "60", "--batch-size", "10", "--lease-duration", "3", "--progress", "json", "--parallel", "2"]
+        ["run", "--db", database, "--max-rate", "20", "--batch-size", "10", "--lease-duration", "3", "--progress", "json", "--parallel", "2"]
     }
 
     /// Runs `body` with a generated corpus of ``records`` records, a tenth of them broken.
