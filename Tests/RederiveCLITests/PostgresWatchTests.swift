@@ -92,32 +92,6 @@ struct PostgresWatchTests {
         #expect(totals.derived == 300 && totals.unchanged == 0 && totals.running == 0, "\(totals)")
     }
 
-    @Test func recordsInvalidatedWhileTheWatchersRunIsOpenAreDerivedAgainInThatRun() async throws {
-        let server = try PostgresServer.shared()
-        let (url, database, directory) = try await Self.preparedDatabase(on: server)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let watcher = try RederiveProcess.start(["watch", "--db", url, "--parallel", "2"], in: directory, program: Self.program)
-        defer { watcher.kill() }
-        try Self.insert(server, database, prefix: "v", from: 0, count: 20)
-        let derived = "SELECT count(*) FROM items i JOIN items_derived d ON d.id = i.id WHERE d.total IS NOT NULL"
-        #expect(try await Self.eventually { try Self.count(server, database, derived) == 20 }, "\(watcher.errorsSoFar())")
-        // The watcher's run stays open for its quiet period (10 s): the run committed these records,
-        // and `invalidate` makes them stale again within it.
-        let invalidated = try await RederiveProcess.run(["invalidate", "--db", url], in: directory, program: Self.program)
-        #expect(invalidated.status == 0, "\(invalidated.errors)")
-        let current = "SELECT count(*) FROM rederive_stamps WHERE processors @> '{\"total\": {\"current\": true}}'"
-        #expect(try await Self.eventually { try Self.count(server, database, current) == 20 }, "\(watcher.errorsSoFar())")
-        watcher.terminate()
-        let outcome = try await watcher.wait()
-        #expect(!outcome.signaled && outcome.status == 0, "\(outcome.status): \(outcome.errors)")
-        // Derived again by the run that was open, not left for the next one.
-        let history = try await RederiveProcess.run(["history", "--db", url, "--format", "json"], in: directory, program: Self.program)
-        let runs = try #require(try JSONSerialization.jsonObject(with: Data(history.output.utf8)) as? [[String: Any]], "\(history.errors)")
-        let watched = runs.filter { ($0["derived"] as? Int ?? 0) + ($0["unchanged"] as? Int ?? 0) > 0 }
-        #expect(watched.count == 1, "\(history.output)")
-        #expect(watched.first.map { ($0["derived"] as? Int ?? 0) + ($0["unchanged"] as? Int ?? 0) } == 40, "\(history.output)")
-    }
-
     @Test func aServerRestartWhileWatchingLeavesEveryRecordDerivedOnce() async throws {
         // A cluster of its own: the shared one serves other tests while this one restarts.
         let server = try PostgresServer.startAlone()

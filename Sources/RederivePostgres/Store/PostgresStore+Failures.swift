@@ -67,20 +67,12 @@ extension PostgresStore: StoreReporting {
                 UPDATE rederive_failures SET current = false WHERE pipeline = \(failures.bind(pipeline.name))
                 AND processor = ANY(\(failures.bind(names))) AND current
                 """
-            // A run open now (a watcher's) passes over the records it committed: these are stale again.
-            var committed = SQLStatement()
-            committed.sql = """
-                UPDATE rederive_records SET committed_run = NULL WHERE source = \(committed.bind(pipeline.table))
-                AND committed_run IS NOT NULL
-                """
             if let recordIDs {
                 stamps.sql += " AND record_id = ANY(\(stamps.bind(recordIDs)))"
                 failures.sql += " AND record_id = ANY(\(failures.bind(recordIDs)))"
-                committed.sql += " AND record_id = ANY(\(committed.bind(recordIDs)))"
             }
             try await connection.run(stamps, logger: logger)
             try await connection.run(failures, logger: logger)
-            try await connection.run(committed, logger: logger)
             // Watchers listening learn at once that records became stale.
             try await connection.query(
                 PostgresQuery(unsafeSQL: "SELECT pg_notify(\(PostgresSQL.literal(Self.changeChannel)), \(PostgresSQL.literal(pipeline.table)))"),
