@@ -14,7 +14,11 @@
 #    upgraded by AFTER (its first `run`, which counts once, is timed), then STATUS_ROUNDS rounds,
 #    interleaved, of BEFORE's `status` on the first and AFTER's on the second: wall seconds of the
 #    whole command, as a user waits for it, and the server's milliseconds executing its statements
-#    (pg_stat_statements). Their JSON counts must be equal.
+#    (pg_stat_statements). Their JSON counts must be equal. Before the rounds, the copy gets
+#    projections: the empty scan's, written by a real run of AFTER, copied to every record holding its
+#    payload (with the count triggers on); the kept projection count must equal a join of every
+#    projection to its record, and each round also times that join on the copy, as a579321's `status`
+#    ran it (server ms).
 # 3. commit: one database per build of COMMIT_RECORDS generated records, derived once; then
 #    COMMIT_ROUNDS interleaved rounds of, per build: COMMIT_WORKERS concurrent `run --parallel 1
 #    --batch-size 10` on a bump of `room_type` (no payload read: claims and commits), a re-derivation
@@ -213,6 +217,25 @@ if [[ ",$only," == *",status,"* ]]; then
     pg postgres -c "CREATE DATABASE status_after TEMPLATE status_before"
     upgrade=$(seconds "$after" run --db "$(url status_after)" --progress none || true)
     echo "status: upgrading the copy (its first run, counting once) took $upgrade s" >&2
+    "$after" invalidate --db "$(url status_after)" --key small-empty >/dev/null
+    "$after" run --db "$(url status_after)" --progress none >/dev/null || [ $? = 3 ]
+    written=$(seconds pg status_after -c "INSERT INTO rederive_projections
+            (pipeline, record_id, source, generation, version, checksum, payload_digest, bytes)
+        SELECT p.pipeline, s.id, p.source, r.generation, p.version, p.checksum, p.payload_digest, p.bytes
+        FROM (SELECT q.* FROM rederive_projections q JOIN room_scans t ON t.id = q.record_id WHERE t.scan_id = 'small-empty') p
+        JOIN room_scans t ON t.scan_id = 'small-empty'
+        JOIN room_scans s ON s.payload = t.payload
+        JOIN rederive_records r ON r.source = 'room_scans' AND r.record_id = s.id
+        ON CONFLICT (pipeline, record_id) DO NOTHING")
+    pg status_after -c "VACUUM ANALYZE"
+    joined="SELECT count(*) FROM rederive_projections p JOIN rederive_records r ON r.source = 'room_scans'
+        AND r.record_id = p.record_id AND r.generation = p.generation WHERE p.pipeline = 'roomscan' AND p.version = 1"
+    projections=$(pg status_after -c "$joined")
+    shown=$("$after" status --db "$(url status_after)" --format json | python3 -c '
+import json, sys
+print(json.load(sys.stdin)["projections"][0]["current"])')
+    [ "$projections" = "$shown" ] || { echo "status: $shown projections kept, $projections recounted" >&2; exit 1; }
+    echo "status: $projections projections written in $written s (counted by the triggers); kept count exact" >&2
     counts "$before" status_before >"$work/status-before.counts"
     counts "$after" status_after >"$work/status-after.counts"
     diff "$work/status-before.counts" "$work/status-after.counts" || { echo "status: the counts differ" >&2; exit 1; }
@@ -221,12 +244,17 @@ if [[ ",$only," == *",status,"* ]]; then
     for round in $(seq 1 "$rounds"); do
         b=$(status_time "$before" status_before)
         a=$(status_time "$after" status_after)
-        echo "status round $round (wall s, server ms): before $b, after $a" >&2
-        echo "$b $a" >>"$work/status.times"
+        pg postgres -c "SELECT pg_stat_statements_reset()" >/dev/null
+        pg status_after -c "$joined" >/dev/null
+        j=$(pg postgres -c "SELECT round(sum(total_exec_time)::numeric, 1) FROM pg_stat_statements
+            WHERE dbid = (SELECT oid FROM pg_database WHERE datname = 'status_after')")
+        echo "status round $round (wall s, server ms): before $b, after $a; the projection join: $j ms" >&2
+        echo "$b $a $j" >>"$work/status.times"
     done
-    echo "status at $records records, median of $rounds rounds: before $(cut -d' ' -f1 "$work/status.times" | median) s" \
+    echo "status at $records records ($projections projections), median of $rounds rounds: before $(cut -d' ' -f1 "$work/status.times" | median) s" \
         "(server $(cut -d' ' -f2 "$work/status.times" | median) ms), after $(cut -d' ' -f3 "$work/status.times" | median) s" \
-        "(server $(cut -d' ' -f4 "$work/status.times" | median) ms); upgrade: $upgrade s"
+        "(server $(cut -d' ' -f4 "$work/status.times" | median) ms); the projection join: $(cut -d' ' -f5 "$work/status.times" | median) ms;" \
+        "upgrade: $upgrade s; projections written: $written s"
 fi
 
 if [[ ",$only," == *",commit,"* ]]; then

@@ -16,6 +16,18 @@ struct PostgresStatusCountTests {
     ) async throws -> [ProcessorStatus] {
         let (kept, recounted) = try await store.statusCheck(of: pipeline)
         #expect(kept == recounted, "after \(step): kept \(summary(kept)), recounted \(summary(recounted))", sourceLocation: sourceLocation)
+        try await expectExactProjections(store, pipeline, after: step, sourceLocation: sourceLocation)
+        return kept
+    }
+
+    /// Expects the kept count of current projections to equal a join of every projection to its
+    /// record, read in one snapshot; returns it.
+    @discardableResult
+    static func expectExactProjections(
+        _ store: PostgresStore, _ pipeline: Pipeline, after step: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> Int {
+        let (kept, recounted) = try await store.projectionCountCheck(of: pipeline)
+        #expect(kept == recounted, "after \(step): \(kept) projections kept, \(recounted) recounted", sourceLocation: sourceLocation)
         return kept
     }
 
@@ -105,6 +117,55 @@ struct PostgresStatusCountTests {
         try await Self.expectExact(store, floor.pipeline, after: "emptying the failures table")
     }
 
+    @Test func theProjectionCountFollowsEveryKindOfChange() async throws {
+        var conformance = ConformancePipeline(projectionVersion: 1)
+        let url = try PostgresServer.shared().makeDatabase()
+        let database = PostgresServer.databaseName(in: url)
+        let psql = { (sql: String) in _ = try PostgresServer.shared().psql(database, sql) }
+        let store = try await PostgresStore(url: url)
+        defer { store.close() }
+        let items = (0..<10).map { (key: "k\($0)", payload: ConformancePipeline.item("s\($0)", [Double($0), 1])) }
+        try await store.prepare(conformance.pipeline)
+        _ = try await store.importPayloads(items, into: conformance.pipeline)
+        #expect(try await Self.expectExactProjections(store, conformance.pipeline, after: "an import") == 0)
+
+        _ = try await Self.run(conformance.pipeline, store)
+        #expect(try await Self.expectExactProjections(store, conformance.pipeline, after: "a run writing projections") == 10)
+        #expect(try await store.currentProjectionCount(conformance.pipeline) == 10)
+        try await store.foldCounts()
+        try await Self.expectExactProjections(store, conformance.pipeline, after: "a fold")
+
+        try psql(#"UPDATE items SET payload = '{"label": "x", "values": [5]}' WHERE key = 'k3'"#)
+        #expect(try await Self.expectExactProjections(store, conformance.pipeline, after: "a payload replaced by psql") == 9)
+        _ = try await Self.run(conformance.pipeline, store)
+        #expect(try await Self.expectExactProjections(store, conformance.pipeline, after: "a run deriving the replaced payload") == 10)
+
+        let previous = conformance.pipeline
+        conformance.projectionVersion = 2
+        #expect(try await Self.expectExactProjections(store, conformance.pipeline, after: "a projection version bump") == 0)
+        conformance.totalVersion = 2
+        _ = try await Self.run(conformance.pipeline, store)
+        #expect(try await Self.expectExactProjections(store, conformance.pipeline, after: "a run at the new version") == 10)
+        #expect(try await Self.expectExactProjections(store, previous, after: "a run at the new version") == 0)
+
+        #expect(try await store.dropProjections(conformance.pipeline) == 10)
+        #expect(try await Self.expectExactProjections(store, conformance.pipeline, after: "projections --drop") == 0)
+        _ = try await store.reset(conformance.pipeline)
+        _ = try await Self.run(conformance.pipeline, store)
+        #expect(try await Self.expectExactProjections(store, conformance.pipeline, after: "a run after the drop") == 10)
+        _ = try await store.reset(conformance.pipeline)
+        #expect(try await Self.expectExactProjections(store, conformance.pipeline, after: "a reset") == 0)
+
+        _ = try await Self.run(conformance.pipeline, store)
+        try await store.foldCounts()
+        try psql("DELETE FROM items WHERE key IN ('k1', 'k2')")
+        #expect(try await Self.expectExactProjections(store, conformance.pipeline, after: "records deleted by psql") == 8)
+        try psql(#"INSERT INTO items (key, payload) VALUES ('k1', '{"label": "again", "values": [1]}')"#)
+        #expect(try await Self.expectExactProjections(store, conformance.pipeline, after: "a deleted key inserted again") == 8)
+        try psql("TRUNCATE rederive_projections")
+        #expect(try await Self.expectExactProjections(store, conformance.pipeline, after: "emptying the projections table") == 0)
+    }
+
     @Test func aDatabaseOfThePreviousVersionIsCountedOnceWhenUpgraded() async throws {
         let floor = FloorPipeline(rejectedLabel: "den")
         let url = try PostgresServer.shared().makeDatabase()
@@ -123,6 +184,10 @@ struct PostgresStatusCountTests {
             DROP FUNCTION rederive_count_records_insert, rederive_count_records_delete, rederive_count_stamps_insert,
                 rederive_count_stamps_update, rederive_count_stamps_delete, rederive_count_failures_insert,
                 rederive_count_failures_update, rederive_count_failures_delete CASCADE;
+            DROP FUNCTION rederive_count_projections_insert, rederive_count_projections_update, rederive_count_projections_delete,
+                rederive_count_record_projections_insert, rederive_count_record_projections_update,
+                rederive_count_record_projections_delete CASCADE;
+            DROP TABLE rederive_projections;
             UPDATE rederive_bookkeeping SET version = 6;
             """)
         let store = try await PostgresStore(url: url)
@@ -148,6 +213,23 @@ struct PostgresStatusCountTests {
         _ = try await store.invalidate(floor.pipeline, processors: ["area"], keys: nil)
         let (kept, recounted) = try await store.statusCheck(of: floor.pipeline)
         #expect(kept[0].upToDate == 6 && recounted[0].upToDate == 0)
+    }
+
+    /// The projection check can fail too: a renewed generation the count misses shows as a difference.
+    @Test func aProjectionWriteThatIsNotCountedShowsInTheCheck() async throws {
+        let conformance = ConformancePipeline(projectionVersion: 1)
+        let url = try PostgresServer.shared().makeDatabase()
+        let store = try await PostgresStore(url: url)
+        defer { store.close() }
+        try await store.prepare(conformance.pipeline)
+        _ = try await store.importPayloads([(key: "k0", payload: ConformancePipeline.item("a", [1]))], into: conformance.pipeline)
+        _ = try await Self.run(conformance.pipeline, store)
+        _ = try PostgresServer.shared().psql(PostgresServer.databaseName(in: url), """
+            ALTER TABLE rederive_records DISABLE TRIGGER rederive_count_record_projections_update;
+            UPDATE items SET payload = '{"label": "b", "values": [2]}'
+            """)
+        let (kept, recounted) = try await store.projectionCountCheck(of: conformance.pipeline)
+        #expect(kept == 1 && recounted == 0)
     }
 
     /// Two worker processes share a run while another client swaps payloads, deletes and writes

@@ -1,7 +1,8 @@
 #if PostgreSQL
 /// The bookkeeping table of stored projections (``Rederive/Projection``), bookkeeping version 7.
 ///
-/// `rederive_projections` holds one row per pipeline and record: the projection's bytes, the
+/// `rederive_projections` holds one row per pipeline and record: the projection's bytes, the record's
+/// source table (its key in `rederive_records`, by which its count is kept: ``PostgresProjectionCounts``), the
 /// generation of the payload it was written from, the projection version that wrote it, its checksum
 /// (`PayloadCodec.digest` of the bytes) and the digest of that payload, which the stamps of values
 /// derived from it keep. A row serves only while its generation is the record's and its version the
@@ -24,6 +25,7 @@ enum PostgresProjectionSchema {
         CREATE TABLE IF NOT EXISTS rederive_projections (
             pipeline text NOT NULL,
             record_id bigint NOT NULL,
+            source text NOT NULL,
             generation bigint NOT NULL,
             version integer NOT NULL,
             checksum bigint NOT NULL,

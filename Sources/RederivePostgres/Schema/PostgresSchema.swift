@@ -187,7 +187,7 @@ enum PostgresSchema {
         "ALTER TABLE rederive_leases ADD COLUMN IF NOT EXISTS hold text",
         "ALTER TABLE rederive_leases ADD COLUMN IF NOT EXISTS hold_since timestamptz",
         "CREATE TABLE IF NOT EXISTS rederive_bookkeeping (version integer NOT NULL)",
-    ] + PostgresStatusCounts.statements + PostgresProjectionSchema.statements
+    ] + PostgresStatusCounts.statements + PostgresProjectionSchema.statements + PostgresProjectionCounts.statements
 
     /// Creates the tables unless they are there at this version. Looks first without writing, so a
     /// role that may only read status opens the database too.

@@ -9,7 +9,8 @@ import Rederive
 /// - `records`: the rows of `rederive_records` of a source table (scope: the table; processor `''`, version 0);
 /// - `current`: the stamp entries of `rederive_stamps` whose `current` is true, per pipeline, processor
 ///   and the entry's version: a processor's up-to-date records are the count at its present version;
-/// - `failed`: the rows of `rederive_failures` whose `current` is true, per pipeline, processor and version.
+/// - `failed`: the rows of `rederive_failures` whose `current` is true, per pipeline, processor and version;
+/// - `projections`: the current projections, per pipeline and projection version (``PostgresProjectionCounts``).
 ///
 /// Statement triggers with transition tables on the three tables append, per statement that changes a
 /// count, one row per changed key to `rederive_count_deltas`, in the writer's transaction: whoever
@@ -20,8 +21,9 @@ import Rederive
 /// (``fold(_:_:)``, under an advisory lock, skipped when another worker is folding); a count is its
 /// total plus its pending deltas, read in one statement, so a fold never shows half-done.
 ///
-/// Updates of `rederive_records` (claims, commits, renewed generations) change no count and fire no
-/// trigger: a record's `source` and `record_id` are never updated.
+/// Updates of `rederive_records` (claims, commits, renewed generations) change no record count: a
+/// record's `source` and `record_id` are never updated. A renewed generation changes the projection
+/// count, which has triggers of its own there.
 enum PostgresStatusCounts {
     /// The tables, trigger functions and triggers, each statement idempotent; applied with the rest of
     /// ``PostgresSchema/statements``, whose transaction then runs ``recount(_:_:)``.
@@ -181,7 +183,7 @@ enum PostgresStatusCounts {
         try await connection.query("SELECT pg_advisory_xact_lock(hashtext('rederive counts'))", logger: logger)
         try await connection.query("DELETE FROM rederive_count_deltas", logger: logger)
         try await connection.query("DELETE FROM rederive_counts", logger: logger)
-        let counts = Counted.allCases.map(\.recount).joined(separator: " UNION ALL ")
+        let counts = (Counted.allCases.map(\.recount) + [PostgresProjectionCounts.recount]).joined(separator: " UNION ALL ")
         try await connection.query(
             PostgresQuery(unsafeSQL: "INSERT INTO rederive_counts (kind, scope, processor, version, count) \(counts)"), logger: logger
         )

@@ -19,8 +19,8 @@ struct PostgresProjectionWriter {
         guard !written.isEmpty else { return }
         var statement = SQLStatement()
         statement.sql = """
-            INSERT INTO rederive_projections AS p (pipeline, record_id, generation, version, checksum, payload_digest, bytes)
-            SELECT \(statement.bind(pipeline.name)), u.id, u.generation, \(statement.bind(Int32(version))), u.checksum, u.digest, u.bytes
+            INSERT INTO rederive_projections AS p (pipeline, record_id, source, generation, version, checksum, payload_digest, bytes)
+            SELECT \(statement.bind(pipeline.name)), u.id, \(statement.bind(pipeline.table)), u.generation, \(statement.bind(Int32(version))), u.checksum, u.digest, u.bytes
             FROM unnest(
                 \(statement.bind(written.map(\.0.recordID))), \(statement.bind(written.map(\.0.generation))),
                 \(statement.bind(written.map { PayloadCodec.digest($0.1) })), \(statement.bind(written.map(\.0.payloadDigest))),

@@ -7,18 +7,46 @@ import RederiveSQL
 /// The projections this store keeps beside the derived values (``PostgresProjectionSchema``), for
 /// `status`, `verify --projections` and `rederive projections --drop`.
 extension PostgresStore: ProjectionStoring {
-    /// Counts the pipeline's projections written from the payload its record holds now, by its projection version.
+    /// Counts the pipeline's projections written from the payload its record holds now, by its
+    /// projection version: from the count kept as projections and records are written
+    /// (``PostgresProjectionCounts``), a few rows however many records there are.
     public func currentProjectionCount(_ pipeline: Pipeline) async throws -> Int {
+        guard pipeline.projectionVersion != nil else { return 0 }
+        let logger = self.logger
+        return try await withConnection("read") { connection in try await Self.keptProjectionCount(pipeline, connection, logger) }
+    }
+
+    /// The kept count of current projections (as ``currentProjectionCount(_:)`` reads it) beside the
+    /// same count from a join of every projection to its record, both in one snapshot: they differ
+    /// only where the kept count went wrong.
+    package func projectionCountCheck(of pipeline: Pipeline) async throws -> (kept: Int, recounted: Int) {
+        guard let version = pipeline.projectionVersion else { return (0, 0) }
+        let logger = self.logger
+        return try await transaction("read", snapshot: true) { connection in
+            var statement = SQLStatement()
+            statement.sql = """
+                SELECT count(*) FROM rederive_projections p
+                JOIN rederive_records r ON r.source = \(statement.bind(pipeline.table)) AND r.record_id = p.record_id
+                    AND r.generation = p.generation
+                WHERE p.pipeline = \(statement.bind(pipeline.name)) AND p.version = \(statement.bind(Int32(version)))
+                """
+            let kept = try await Self.keptProjectionCount(pipeline, connection, logger)
+            return (kept, try await connection.count(statement, logger: logger))
+        }
+    }
+
+    /// The pipeline's kept count at its projection version: the total plus pending deltas, one statement.
+    static func keptProjectionCount(_ pipeline: Pipeline, _ connection: PostgresConnection, _ logger: Logger) async throws -> Int {
         guard let version = pipeline.projectionVersion else { return 0 }
         var statement = SQLStatement()
+        let key = "kind = 'projections' AND scope = \(statement.bind(pipeline.name)) AND processor = '' AND version = \(statement.bind(Int32(version)))"
         statement.sql = """
-            SELECT count(*) FROM rederive_projections p
-            JOIN rederive_records r ON r.source = \(statement.bind(pipeline.table)) AND r.record_id = p.record_id
-                AND r.generation = p.generation
-            WHERE p.pipeline = \(statement.bind(pipeline.name)) AND p.version = \(statement.bind(Int32(version)))
+            SELECT coalesce(sum(count), 0)::bigint FROM (
+                SELECT count FROM rederive_counts WHERE \(key)
+                UNION ALL SELECT delta FROM rederive_count_deltas WHERE \(key)
+            ) c
             """
-        let logger = self.logger
-        return try await withConnection("read") { connection in try await connection.count(statement, logger: logger) }
+        return try await connection.count(statement, logger: logger)
     }
 
     /// Reads up to `limit` current projections at random, with their records' keys and payloads, in one snapshot.
