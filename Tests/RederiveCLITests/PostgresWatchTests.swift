@@ -122,10 +122,13 @@ struct PostgresWatchTests {
         let totals = try await Self.historyTotals(url, in: directory)
         #expect(totals.derived == 200 && totals.unchanged == 0 && totals.running == 0, "\(totals)")
         // The outage is logged once when it starts and once when it ends, not once per retry, and by
-        // the store alone: the watcher does not say it again in its own words.
+        // the store alone: the watcher does not say it again in its own words. A restart that no
+        // query of the store met (the watcher was idle and only its listening connection saw it) is
+        // not logged at all.
         let lines = outcome.errors.split(separator: "\n")
-        #expect(lines.filter { $0.contains(" warning cannot reach the database; retrying until it is back ") }.count == 1, "\(outcome.errors)")
-        #expect(lines.filter { $0.contains(" info the database is reached again ") }.count == 1, "\(outcome.errors)")
+        let started = lines.filter { $0.contains(" warning cannot reach the database; retrying until it is back ") }.count
+        let ended = lines.filter { $0.contains(" info the database is reached again ") }.count
+        #expect(started <= 1 && ended == started, "\(outcome.errors)")
         #expect(!lines.contains { $0.contains("the database cannot be reached") || $0.contains("the database answers again") }, "\(outcome.errors)")
     }
 }
