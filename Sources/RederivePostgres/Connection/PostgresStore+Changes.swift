@@ -54,7 +54,7 @@ extension PostgresStore: ChangeSignaling {
         return stream
     }
 
-    /// The store's ``OutageWatch`` logs each outage once when it begins and once when it ends.
+    /// The store logs each outage once when it begins and once when it ends.
     public var logsOutages: Bool { true }
 
     /// Does nothing: a claim that reaches the end of the ids looks again from the first record by itself.

@@ -8,8 +8,8 @@ import RederiveSQL
 /// `status`, `verify --projections` and `rederive projections --drop`.
 extension PostgresStore: ProjectionStoring {
     /// Counts the pipeline's projections written from the payload its record holds now, by its
-    /// projection version: from the count kept as projections and records are written
-    /// (``PostgresProjectionCounts``), a few rows however many records there are.
+    /// projection version: from the count that triggers keep as projections and records are written, a
+    /// few rows however many records there are.
     public func currentProjectionCount(_ pipeline: Pipeline) async throws -> Int {
         guard pipeline.projectionVersion != nil else { return 0 }
         let logger = self.logger
