@@ -29,6 +29,8 @@ struct MemoryState {
     var nextGeneration: Int64 = 1
     /// The projections of pipelines that declare one, by pipeline and record.
     var projections: [ProjectionKey: MemoryProjection] = [:]
+    /// The pauses in force, in the order they were asked for.
+    var pauses: [RunControls.Pause] = []
     /// Counts the changes that can make records stale (payloads written, invalidations, rollbacks,
     /// resets), for a watcher to notice.
     var revision = 0
@@ -172,6 +174,8 @@ struct MemoryRun {
     var counts = RunCounts()
     /// Per pipeline, the records pending when the run started, for the workers that join it.
     var pending: [String: Int] = [:]
+    /// When `cancel` asked it to end.
+    var cancelRequestedAt: Date?
 }
 
 /// A lease: one process's right to claim and commit.
@@ -185,6 +189,8 @@ struct MemoryLease {
     var runID: Int64?
     /// Records committed under the lease.
     var done = 0
+    /// What holds the lease's workers, as they reported it, and since when.
+    var hold: (hold: ClaimHold, since: Date)?
 }
 
 /// What a run replaced of one processor's values of one record.

@@ -15,7 +15,7 @@ extension MemoryStore {
             let now = Date()
             Self.interruptOrphanedRuns(&state, now: now)
             let joined = state.runs.last { run in
-                run.status == .running && run.processors == processors
+                run.status == .running && run.processors == processors && run.cancelRequestedAt == nil
                     && state.leases.contains { $0.key != lease.token && $0.value.runID == run.id && $0.value.expiresAt > now }
             }
             let started: StartedRun

@@ -11,7 +11,7 @@ struct OutputFormatTests {
             _ = try await harness.rederive("run", "--progress", "none")
             let headers = [
                 "status": "pipeline,processor,version,derivesFrom,records,upToDate,stale,failed",
-                "history": "id,startedAt,endedAt,status,derived,unchanged,failed,skipped,processors",
+                "history": "id,startedAt,endedAt,status,derived,unchanged,failed,skipped,processors,state",
                 "verify": "pipeline,recordId,key,processor,column,stored,derived,failure,state",
                 "failures": "recordId,key,processor,version,kind,message,runId,at",
             ]

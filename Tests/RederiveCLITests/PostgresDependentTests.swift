@@ -6,14 +6,14 @@ import Synchronization
 import Testing
 
 /// A floor plan, as each record of table `plans` stores it: `{"label": "hall", "width": 3, "depth": 4}`.
-private struct FloorPlan: Decodable, Sendable {
+struct FloorPlan: Decodable, Sendable {
     let label: String
     let width: Double
     let depth: Double
 }
 
 /// How often each processor's closure ran, to prove what a run did not derive.
-private final class DeriveCalls: Sendable {
+final class DeriveCalls: Sendable {
     let area = Atomic<Int>(0)
     let label = Atomic<Int>(0)
     let kind = Atomic<Int>(0)
@@ -21,7 +21,7 @@ private final class DeriveCalls: Sendable {
 
 /// Pipeline `plans` over table `plans (id, key, payload)`: `area` and `label` derive from the payload,
 /// `kind` from their values alone, as `"<label>-large"` for 20 m² and more, else `"<label>-small"`.
-private struct FloorPipeline {
+struct FloorPipeline {
     /// `area` is width × depth at version 1, twice that at 2, and at 3 the same as at 2, computed otherwise.
     var areaVersion = 1
     var labelVersion = 1

@@ -3,7 +3,8 @@ import Foundation
 import Testing
 
 /// `rederive watch` on PostgreSQL: watchers on one database share a stream of inserts through the
-/// leases and claims, and a watcher rides out a server restart; no record is derived twice.
+/// leases and claims, records invalidated during a watcher's run are derived again in it, and a
+/// watcher rides out a server restart; no record is derived twice.
 @Suite("rederive watch on PostgreSQL", .serialized, .enabled(if: PostgresServer.testsRun, PostgresServer.skipReason), .timeLimit(.minutes(5)))
 struct PostgresWatchTests {
     static let program = TrapFixtureCorpus.program
@@ -120,10 +121,15 @@ struct PostgresWatchTests {
         #expect(!outcome.signaled && outcome.status == 0, "\(outcome.status): \(outcome.errors)")
         let totals = try await Self.historyTotals(url, in: directory)
         #expect(totals.derived == 200 && totals.unchanged == 0 && totals.running == 0, "\(totals)")
-        // The outage is logged once when it starts and once when it ends, not once per retry.
+        // The outage is logged once when it starts and once when it ends, not once per retry, and by
+        // the store alone: the watcher does not say it again in its own words. A restart that no
+        // query of the store met (the watcher was idle and only its listening connection saw it) is
+        // not logged at all.
         let lines = outcome.errors.split(separator: "\n")
-        #expect(lines.filter { $0.contains(" warning cannot reach the database; retrying until it is back ") }.count == 1, "\(outcome.errors)")
-        #expect(lines.filter { $0.contains(" info the database is reached again ") }.count == 1, "\(outcome.errors)")
+        let started = lines.filter { $0.contains(" warning cannot reach the database; retrying until it is back ") }.count
+        let ended = lines.filter { $0.contains(" info the database is reached again ") }.count
+        #expect(started <= 1 && ended == started, "\(outcome.errors)")
+        #expect(!lines.contains { $0.contains("the database cannot be reached") || $0.contains("the database answers again") }, "\(outcome.errors)")
     }
 }
 #endif

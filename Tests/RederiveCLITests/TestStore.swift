@@ -90,9 +90,29 @@ extension CommandHarness {
 
     /// Replaces a record's payload as an app would, by key.
     func replacePayload(key: String, with payload: [UInt8]) async throws {
-        let hex = payload.map { String(format: "%02x", $0) }.joined()
-        let literal = serverDatabase == nil ? "X'\(hex)'" : "'\\x\(hex)'::bytea"
-        try await execute("UPDATE room_scans SET payload = \(literal) WHERE scan_id = '\(key.replacingOccurrences(of: "'", with: "''"))'")
+        try await execute(replacingPayload(key: key, with: payload))
+    }
+
+    /// The statement that replaces a record's payload by key, as an app would write it.
+    func replacingPayload(key: String, with payload: [UInt8]) -> String {
+        "UPDATE room_scans SET payload = \(blobLiteral(payload)) WHERE scan_id = '\(key.replacingOccurrences(of: "'", with: "''"))'"
+    }
+
+    /// Bytes as a literal of the harness's database: `X'…'` on SQLite, `'\x…'::bytea` on PostgreSQL.
+    func blobLiteral(_ bytes: [UInt8]) -> String {
+        let hex = bytes.map { String(format: "%02x", $0) }.joined()
+        return serverDatabase == nil ? "X'\(hex)'" : "'\\x\(hex)'::bytea"
+    }
+
+    /// The bytes of a blob field of ``rows(_:)``: base64 on SQLite, `\x…` hex as psql prints `bytea`.
+    static func blob(_ field: String) throws -> [UInt8] {
+        guard field.hasPrefix("\\x") else {
+            return [UInt8](try #require(Data(base64Encoded: field), "not a blob: \(field.prefix(40))"))
+        }
+        let hex = Array(field.utf8.dropFirst(2))
+        return try stride(from: 0, to: hex.count, by: 2).map { index in
+            try #require(UInt8(String(decoding: hex[index..<index + 2], as: UTF8.self), radix: 16), "not hex: \(field.prefix(40))")
+        }
     }
 
     #if PostgreSQL

@@ -10,6 +10,9 @@ public enum RunStatus: String, Sendable, Hashable, Codable, CaseIterable {
     case interrupted
     /// Stopped by a fatal error.
     case failed
+    /// Ended by `rederive cancel` (``RunControlling/cancel(_:)``), with what it had committed: it
+    /// can be rolled back as any run can.
+    case cancelled
 }
 
 /// One processor as a run used it.

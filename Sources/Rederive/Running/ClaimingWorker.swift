@@ -7,8 +7,14 @@ import RederiveCodec
 /// Records of a claim are shared by all workers, so a record that takes long (or hangs) holds up only
 /// the worker evaluating it, never the rest of its batch; and one worker reads the next batch while
 /// the others still evaluate, so reading and evaluating overlap.
+///
+/// Before each step a worker asks the lease's ``ClaimGate``: while a pause or a throttle holds the
+/// work it claims nothing, derives what is claimed already (the writer commits it), and then waits
+/// at the gate; a worker of a cancelled run ends instead.
 package struct ClaimingWorker: Sendable {
     let plan: RunPlan
+    /// The run the worker's commits count in: what a cancel names.
+    let runID: Int64
     let store: any RecordStore
     let lease: LeaseKeeper
     let work: SynchronizedWork
@@ -29,6 +35,8 @@ package struct ClaimingWorker: Sendable {
     let retry: TransientRetry
     /// The longest a cancelled worker waits for its record in flight before it leaves it uncommitted.
     var cancellationGrace: Duration = Self.cancellationGrace
+    /// Asked before each claim of the plan's records, for records to derive ahead of them.
+    var ahead: (any ClaimsAhead)? = nil
 
     /// The longest a cancelled run waits for a record in flight before it leaves it uncommitted.
     package static let cancellationGrace: Duration = .seconds(10)
@@ -37,10 +45,27 @@ package struct ClaimingWorker: Sendable {
     /// returns whether it was cancelled. Records are evaluated on `thread`, or by the ``deriver``.
     func run(worker index: Int, thread: DerivationThread) async throws -> Bool {
         let codec = PayloadCodec(maximumSize: maximumPayloadSize)
+        let gate = lease.control.gate
+        gate.enter(work)
+        defer { gate.leave(work) }
         while true {
             if Task.isCancelled { return true }
             let record: PendingRecord
-            switch work.nextStep(refillBelow: refillBelow) {
+            let step: SharedWork.Step
+            if gate.hold(plan: plan, runID: runID) != nil || gate.isCancelled(runID) {
+                // Held or cancelled: derive what is claimed, then wait at the gate with nothing in hand.
+                guard let held = work.heldStep() else {
+                    if await gate.pass(plan: plan, runID: runID) != .proceed {
+                        work.cancelClaims()
+                        return true
+                    }
+                    continue
+                }
+                step = held
+            } else {
+                step = work.nextStep(refillBelow: refillBelow)
+            }
+            switch step {
             case .evaluate(let next):
                 record = next
             case .claim:
@@ -87,7 +112,8 @@ package struct ClaimingWorker: Sendable {
     }
 
     /// Claims the next batch from the store for every worker to take from: as many records as the
-    /// budget grants, after the wait the maximum rate asks for. False when cancelled during that wait.
+    /// budget grants, after the wait the maximum rate asks for; the records claimed ``ahead`` first,
+    /// when there are any. False when cancelled during that wait.
     private func claim() async throws -> Bool {
         let (wanted, wait) = work.take(upTo: min(claimSize, batchSize.size))
         if await !pace(wait) {
@@ -100,9 +126,14 @@ package struct ClaimingWorker: Sendable {
                 let store = self.store
                 let plan = self.plan
                 let claimBytes = self.claimBytes
-                batch = try await retry.run("claim") {
-                    try await lease.withCurrentLease(pipeline: plan.pipeline.name) { held in
-                        try await store.claim(plan, limit: wanted, byteLimit: claimBytes, lease: held)
+                if let ahead {
+                    batch = try await retry.run("claim") { try await ahead.claim(limit: wanted, byteLimit: claimBytes) }
+                }
+                if batch.isEmpty {
+                    batch = try await retry.run("claim") {
+                        try await lease.withCurrentLease(pipeline: plan.pipeline.name) { held in
+                            try await store.claim(plan, limit: wanted, byteLimit: claimBytes, lease: held)
+                        }
                     }
                 }
             }

@@ -2,7 +2,9 @@ import Logging
 
 /// Keeps the store's ``WorkerLease`` for one run: takes it, waiting while another process holds it;
 /// renews it while the run derives; takes a new one when a claim or a commit finds it lost; and
-/// releases every lease the run held when it ends.
+/// releases every lease the run held when it ends. Beside the renewal it runs the process's
+/// ``RunControl``, so that every run and watcher honours pauses, cancels and throttles within one
+/// heartbeat.
 ///
 /// Renewal problems are left to the claims and commits: every commit is fenced by the lease, and a
 /// claim that finds it lost takes a new one (``withCurrentLease(pipeline:_:)``).
@@ -15,34 +17,42 @@ package struct LeaseKeeper: Sendable {
     private let held: HeldLease
     /// Told how each renewal went (nil when it succeeded) instead of a warning logged per failure.
     private let renewed: RenewalObserver?
+    /// What holds or ends the work of the process: stored pauses and cancels, and throttles.
+    package let control: RunControl
 
     /// Told how each renewal of the lease went: nil when it succeeded, else the error.
     package typealias RenewalObserver = @Sendable (_ failure: (any Error)?) -> Void
 
     private init(
         store: any RecordStore, worker: WorkerIdentity, duration: Duration, logger: Logger, lease: WorkerLease,
-        renewed: RenewalObserver?
+        renewed: RenewalObserver?, control: RunControl
     ) {
         self.store = store
         self.worker = worker
         self.duration = duration
         self.logger = logger
         self.renewed = renewed
+        self.control = control
         held = HeldLease(lease)
     }
 
     /// Takes the store's lease for `worker`, waiting while another process holds it and asking again
     /// every `pollInterval`; reports each new holder it waits for. Nil when cancelled meanwhile.
     /// `renewed`, when set, is told how each renewal went, and no renewal failure is logged.
+    /// `throttles` hold the claims while they say so, and `held` is told what holds them as it changes.
     package static func acquire(
         store: any RecordStore, worker: WorkerIdentity, duration: Duration, pollInterval: Duration,
-        progress: any ProgressReporter, logger: Logger, renewed: RenewalObserver? = nil
+        progress: any ProgressReporter, logger: Logger, throttles: [Throttle] = [], renewed: RenewalObserver? = nil,
+        held: (@Sendable (ClaimHold?) -> Void)? = nil
     ) async throws -> LeaseKeeper? {
         var reported: String?
         while true {
             switch try await store.acquireLease(for: worker, duration: duration) {
             case .acquired(let lease):
-                return LeaseKeeper(store: store, worker: worker, duration: duration, logger: logger, lease: lease, renewed: renewed)
+                return LeaseKeeper(
+                    store: store, worker: worker, duration: duration, logger: logger, lease: lease, renewed: renewed,
+                    control: RunControl(store: store, throttles: throttles, logger: logger, observer: held)
+                )
             case .held(let holder):
                 if reported != holder.worker {
                     reported = holder.worker
@@ -63,7 +73,8 @@ package struct LeaseKeeper: Sendable {
         get async { await held.current }
     }
 
-    /// Runs `body` while a child task renews the lease every third of its duration, then releases
+    /// Runs `body` while a child task renews the lease every third of its duration, and another
+    /// follows the ``control`` (read once before `body` starts), then releases
     /// every lease the run held; when `body` throws, releases them as well as the store lets it.
     package func holding<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
         do {
@@ -85,8 +96,14 @@ package struct LeaseKeeper: Sendable {
         let logger = self.logger
         let held = self.held
         let renewed = self.renewed
+        let control = self.control
         let interval = duration / 3
+        await control.prime()
         return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                await control.monitor(heartbeat: interval) { await held.current }
+                return nil
+            }
             group.addTask {
                 while true {
                     do {

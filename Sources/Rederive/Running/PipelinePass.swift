@@ -19,12 +19,16 @@ package struct PipelinePass: Sendable {
     let retried: (@Sendable (String) -> Void)?
     /// The longest a cancelled pass waits for a record in flight.
     let cancellationGrace: Duration
+    /// Asked before each claim for records to derive ahead of the plan's own, when set.
+    let ahead: (any ClaimsAhead)?
 
-    /// A pass of `plan`'s records, under `lease`, divided and paced by `configuration`.
+    /// A pass of `plan`'s records, under `lease`, divided and paced by `configuration`; the records
+    /// `ahead` claims, when set, before each claim of the plan's own.
     package init(
         plan: RunPlan, store: any RecordStore, lease: LeaseKeeper, configuration: Runner.Configuration,
         progress: any ProgressReporter, logger: Logger, cancellationGrace: Duration = ClaimingWorker.cancellationGrace,
-        committed: ResultWriter.CommitObserver? = nil, retried: (@Sendable (String) -> Void)? = nil
+        ahead: (any ClaimsAhead)? = nil, committed: ResultWriter.CommitObserver? = nil,
+        retried: (@Sendable (String) -> Void)? = nil
     ) {
         self.plan = plan
         self.store = store
@@ -33,6 +37,7 @@ package struct PipelinePass: Sendable {
         self.progress = progress
         self.logger = logger
         self.cancellationGrace = cancellationGrace
+        self.ahead = ahead
         self.committed = committed
         self.retried = retried
     }
@@ -71,25 +76,31 @@ package struct PipelinePass: Sendable {
     package func run(records: Int, work: SynchronizedWork, run: RunState) async throws -> Bool {
         let batchSize = SharedBatchSize(Self.batchSizer(configuration, store: store))
         let workers = max(1, min(configuration.parallelism, records))
-        let observer = self.retried
+        let retried = self.retried
         let retry = TransientRetry(limit: configuration.transientRetryLimit, logger: logger) { operation, _ in
             work.retried()
-            observer?(operation)
+            retried?(operation)
         }
         let channel = ResultChannel(capacity: 2 * batchSize.maximum)
         let worker = ClaimingWorker(
-            plan: plan, store: store, lease: lease, work: work, channel: channel, batchSize: batchSize,
+            plan: plan, runID: run.runID, store: store, lease: lease, work: work, channel: channel, batchSize: batchSize,
             claimSize: Self.claimSize(configuration, store: store),
             // Every worker holds one claimed batch of payloads at most: together they stay within the byte limit.
             claimBytes: max(1, configuration.batchByteLimit / workers),
             refillBelow: configuration.parallelism, recordTimeout: configuration.recordTimeout,
             maximumPayloadSize: configuration.maximumPayloadSize, deriver: configuration.deriver, retry: retry,
-            cancellationGrace: cancellationGrace
+            cancellationGrace: cancellationGrace, ahead: ahead
         )
+        let ahead = self.ahead
+        let committed = self.committed
+        let observer: ResultWriter.CommitObserver? = ahead == nil ? committed : { @Sendable results, counts, duration in
+            ahead?.committed(results)
+            committed?(results, counts, duration)
+        }
         let writer = ResultWriter(
             plan: plan, store: store, lease: lease, work: work, channel: channel, batchSize: batchSize,
             commitInterval: configuration.commitInterval, recordTimeout: configuration.recordTimeout, run: run,
-            progress: progress, logger: logger, retry: retry, committed: committed
+            progress: progress, logger: logger, retry: retry, committed: observer
         )
         let threads = WorkerThreads(count: workers, name: "rederive worker")
         defer { threads.stop() }

@@ -8,6 +8,9 @@ public enum ProgressEvent: Sendable, Hashable {
     case started(runID: Int64, total: Int)
     /// A batch was committed, or the records overdue changed while nothing was committed.
     case advanced(Progress)
+    /// The run's claims stopped, because a pause or a throttle holds them, and everything claimed was
+    /// committed; or, with nil, they go on again.
+    case held(ClaimHold?)
     /// The run ended.
     case finished(RunSummary)
 

@@ -61,6 +61,9 @@ extension Runner {
         /// (pipelines that declare a ``Projection``). False derives every record from its payload,
         /// and writes its projection again; `run --no-projection`.
         public var readsProjections = true
+        /// Signals of the database's or the app's health that hold the run's claims while they say so
+        /// (see ``Throttle``): replica lag, a growing write-ahead log, a maintenance flag. None by default.
+        public var throttles: [Throttle] = []
 
         /// The size a sized batch starts at, within ``batchSizeBounds``.
         package static let initialBatchSize = 500
@@ -120,6 +123,9 @@ extension Runner {
             }
             if leaseDuration <= .zero {
                 throw RederiveError(.invalidArgument, "the lease duration must be positive")
+            }
+            for throttle in throttles {
+                try throttle.validate()
             }
             if let maximumRate, !(maximumRate > 0) {
                 throw RederiveError(.invalidArgument, "maximum rate must be positive, not \(maximumRate)")

@@ -27,6 +27,12 @@ import Logging
 /// lease was lost and another process holds the store's lease now). A record that does not inflate, decode or derive becomes a failure of that record
 /// and the run goes on. Cancelling the task stops the workers between records; what was derived is
 /// committed and the run is recorded as interrupted.
+///
+/// Pauses, cancels and throttles hold the claims of every run. `rederive pause` (``RunControlling``)
+/// stops its workers within one heartbeat of the lease: they derive and commit what they had
+/// claimed and wait, keeping the lease, and go on when it is lifted, so the run continues with its
+/// counts. `rederive cancel` ends it so, as ``RunStatus/cancelled``. ``Configuration/throttles`` hold
+/// it while the database (or the app) says so. The run reports each change as ``ProgressEvent/held(_:)``.
 public struct Runner: Sendable {
     /// Where the records are read from and the results committed to.
     public let store: any RecordStore
@@ -74,9 +80,10 @@ public struct Runner: Sendable {
         var workerLogger = self.logger
         workerLogger[metadataKey: "worker"] = "\(worker.description)"
         let logger = workerLogger
+        let progress = self.progress
         let lease = try await LeaseKeeper.acquire(
             store: store, worker: worker, duration: configuration.leaseDuration, pollInterval: configuration.leasePollInterval,
-            progress: progress, logger: logger
+            progress: progress, logger: logger, throttles: configuration.throttles, held: { progress.report(.held($0)) }
         )
         guard let lease else { throw CancellationError() }
         return try await lease.holding { try await runPlans(plans, lease: lease, logger: logger) }
@@ -116,7 +123,8 @@ public struct Runner: Sendable {
                 try await runPipeline(plan, records: records, lease: lease, work: work, state: &state, logger: pipelineLogger)
                 if state.interrupted { break }
             }
-            status = state.interrupted ? .interrupted : .completed
+            // Workers of a cancelled run end as those of an interrupted one do: with what they committed.
+            status = lease.control.gate.isCancelled(runID) ? .cancelled : state.interrupted ? .interrupted : .completed
         } catch {
             logger.error("run failed", metadata: ["run": "\(runID)", "error": "\(error)"])
             try? await store.finishRun(runID, status: .failed, counts: work.committed, lease: await lease.current)

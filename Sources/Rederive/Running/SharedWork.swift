@@ -21,6 +21,8 @@ package struct SharedWork: Sendable {
     /// Counts finished claims, so that a worker waits only for one that ends after it looked.
     package private(set) var claimsFinished = 0
     private var inFlight: [Int: (recordID: Int64, since: ContinuousClock.Instant)] = [:]
+    /// Records handed out to workers whose results the writer has not committed yet.
+    private var uncommitted = 0
     /// What the writer has committed so far, also when the run fails.
     package private(set) var committed = RunCounts()
     /// Claims and commits tried again after a transient error (see ``TransientRetry``).
@@ -37,6 +39,10 @@ package struct SharedWork: Sendable {
 
     /// Claimed records not yet handed out.
     package var unstarted: Int { claimed.count - next }
+
+    /// Whether everything claimed is committed: no claim under way, no claimed record left to hand
+    /// out, and every record handed out committed. A held pass reports itself held only then.
+    package var isSettled: Bool { claiming == 0 && unstarted == 0 && uncommitted <= 0 }
 
     /// Whether a worker should claim before taking a record: more may be claimed, no claim is under
     /// way, and fewer than `lowWater` records are left to hand out.
@@ -68,9 +74,23 @@ package struct SharedWork: Sendable {
         }
         if unstarted > 0 {
             defer { next += 1 }
+            uncommitted += 1
             return .evaluate(claimed[next])
         }
         return exhausted && claiming == 0 ? .done : .wait(claimsFinished: claimsFinished)
+    }
+
+    /// The next step of a worker while claims are held: evaluate a claimed record, wait for a claim
+    /// already under way, or stop when nothing is left; nil when the worker has nothing to do but
+    /// wait for the hold to end.
+    package mutating func heldStep() -> Step? {
+        if unstarted > 0 {
+            defer { next += 1 }
+            uncommitted += 1
+            return .evaluate(claimed[next])
+        }
+        if claiming > 0 { return .wait(claimsFinished: claimsFinished) }
+        return exhausted ? .done : nil
     }
 
     /// Ends `worker`'s record and hands it the next claimed one, in flight from `now`, when the worker
@@ -84,6 +104,7 @@ package struct SharedWork: Sendable {
         }
         let record = claimed[next]
         next += 1
+        uncommitted += 1
         inFlight[worker] = (record.recordID, now)
         return record
     }
@@ -111,6 +132,13 @@ package struct SharedWork: Sendable {
         claimed += batch
     }
 
+    /// Claims nothing more in this pass: the run was cancelled. The workers derive what is claimed
+    /// already, then end.
+    package mutating func cancelClaims() {
+        exhausted = true
+        claimsFinished += 1
+    }
+
     /// Takes up to `count` records from the budget at `now`: how many may be claimed, and how long to
     /// wait before claiming them to keep to the maximum rate.
     package mutating func take(upTo count: Int, at now: ContinuousClock.Instant) -> (granted: Int, wait: Duration) {
@@ -136,6 +164,7 @@ package struct SharedWork: Sendable {
     /// Adds a commit's counts, and how its results used projections.
     package mutating func commit(_ counts: RunCounts, results: [RecordResult] = []) {
         committed += counts
+        uncommitted -= results.count
         projections.count(results)
     }
 

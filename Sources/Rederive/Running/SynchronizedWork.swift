@@ -32,6 +32,9 @@ package final class SynchronizedWork: Sendable {
         state.withLock { $0.work.retried() }
     }
 
+    /// See ``SharedWork/isSettled``.
+    var isSettled: Bool { state.withLock { $0.work.isSettled } }
+
     /// See ``SharedWork/beginPipeline()``.
     func beginPipeline() {
         state.withLock { $0.work.beginPipeline() }
@@ -40,6 +43,11 @@ package final class SynchronizedWork: Sendable {
     /// See ``SharedWork/nextStep(refillBelow:)``.
     func nextStep(refillBelow lowWater: Int) -> SharedWork.Step {
         state.withLock { $0.work.nextStep(refillBelow: lowWater) }
+    }
+
+    /// See ``SharedWork/heldStep()``.
+    func heldStep() -> SharedWork.Step? {
+        state.withLock { $0.work.heldStep() }
     }
 
     /// See ``SharedWork/finishedTakingNext(worker:refillBelow:at:)``: taking the lock once per record.
@@ -64,6 +72,16 @@ package final class SynchronizedWork: Sendable {
     func claimed(_ batch: [PendingRecord], wanted: Int, exhausted: Bool) {
         let waiting = state.withLock { state in
             state.work.claimed(batch, wanted: wanted, exhausted: exhausted)
+            defer { state.waiting.removeAll() }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    /// See ``SharedWork/cancelClaims()``; wakes the workers waiting for a claim.
+    func cancelClaims() {
+        let waiting = state.withLock { state in
+            state.work.cancelClaims()
             defer { state.waiting.removeAll() }
             return state.waiting
         }

@@ -19,4 +19,14 @@ public protocol ChangeSignaling: Sendable {
     /// in-process (SQLite) would otherwise hand them out again. A store whose claims look from the
     /// start by themselves once they reach the end does nothing.
     func restartClaims(_ plan: RunPlan, lease: WorkerLease)
+
+    /// Whether the store logs an outage of its database itself, once when it begins and once when it
+    /// ends (PostgreSQL's does, from its connection pool): a watcher then reports the outage in its
+    /// health and metrics only, so that it is not logged twice.
+    var logsOutages: Bool { get }
+}
+
+extension ChangeSignaling {
+    /// A store logs no outage of its own unless it says so.
+    public var logsOutages: Bool { false }
 }

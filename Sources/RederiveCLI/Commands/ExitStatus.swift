@@ -10,6 +10,8 @@ public enum ExitStatus {
     public static let someFailed: Int32 = 3
     /// `verify` found stored values that differ from what the processors produce now.
     public static let mismatch: Int32 = 4
+    /// `run` ended by `rederive cancel`: what it committed stays, and can be rolled back.
+    public static let cancelled: Int32 = 5
     /// Bad arguments (ArgumentParser's usage error status).
     public static let usage: Int32 = 64
     /// Interrupted by SIGINT or SIGTERM; what was committed stays, the next run resumes.

@@ -26,12 +26,14 @@ struct HistoryCommand: AsyncParsableCommand {
         let console = database.environment.console
         let store = try await database.openForReading()
         let runs = try await store.runs(limit: limit)
+        let control = try await ControlReport.read(store)
         switch format {
         case .json:
             try console.json(runs.map { run in
                 [
                     "id": run.id, "startedAt": isoTimestamp(run.startedAt),
                     "endedAt": run.endedAt.map(isoTimestamp) ?? NSNull(), "status": run.status.rawValue,
+                    "state": control.status(of: run),
                     "processors": run.processors.map { ["pipeline": $0.pipeline, "name": $0.name, "version": $0.version] },
                     "derived": run.counts.derived, "unchanged": run.counts.unchanged,
                     "failed": run.counts.failed, "skipped": run.counts.skipped,
@@ -39,11 +41,11 @@ struct HistoryCommand: AsyncParsableCommand {
             })
         case .csv:
             console.csv(
-                ["id", "startedAt", "endedAt", "status", "derived", "unchanged", "failed", "skipped", "processors"],
+                ["id", "startedAt", "endedAt", "status", "derived", "unchanged", "failed", "skipped", "processors", "state"],
                 runs.map { run in
                     [String(run.id), isoTimestamp(run.startedAt), run.endedAt.map(isoTimestamp) ?? "", run.status.rawValue,
                      String(run.counts.derived), String(run.counts.unchanged), String(run.counts.failed), String(run.counts.skipped),
-                     run.processors.map { "\($0.name) v\($0.version)" }.joined(separator: ";")]
+                     run.processors.map { "\($0.name) v\($0.version)" }.joined(separator: ";"), control.status(of: run)]
                 }
             )
         case .table:
@@ -54,7 +56,7 @@ struct HistoryCommand: AsyncParsableCommand {
             console.line(Format.table(
                 ["run", "started", "status", "derived", "unchanged", "failed", "processors"],
                 runs.map { run in
-                    [String(run.id), isoTimestamp(run.startedAt), run.status.rawValue, Format.count(run.counts.derived),
+                    [String(run.id), isoTimestamp(run.startedAt), control.status(of: run), Format.count(run.counts.derived),
                      Format.count(run.counts.unchanged), Format.count(run.counts.failed),
                      run.processors.map { "\($0.name) v\($0.version)" }.joined(separator: ", ")]
                 },

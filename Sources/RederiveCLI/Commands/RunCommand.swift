@@ -13,7 +13,8 @@ struct RunCommand: AsyncParsableCommand {
             Records whose last attempt failed are retried only with --retry-failed, or once their payload or \
             the processor's version changed. Exit status: 0 when no record failed, 3 when the run finished \
             but some records failed (see `rederive failures`), 130 when interrupted (run again to resume), \
-            1 for a fatal error.
+            5 when ended by rederive cancel, 1 for a fatal error. rederive pause holds the run (it waits, \
+            keeping its lease, until rederive resume; Ctrl-C ends it as interrupted meanwhile).
             """
     )
 
@@ -73,6 +74,8 @@ struct RunCommand: AsyncParsableCommand {
         discussion: "Every `rederive run` on a PostgreSQL database already shares the work with the others; with this flag a process started late (by a script adding machines) ends at once instead of starting a run of its own when the others are done."
     ))
     var workersOnly = false
+
+    @OptionGroup(title: "Throttles") var throttles: ThrottleOptions
 
     @OptionGroup var safety: RunSafetyOptions
 
@@ -136,6 +139,7 @@ struct RunCommand: AsyncParsableCommand {
             )
             : nil
         configuration.deriver = isolated
+        configuration.throttles = try await throttles.throttles(on: store, database: database)
         defer { isolated?.shutdown() }
         let runner = Runner(
             store: store,
@@ -165,6 +169,9 @@ struct RunCommand: AsyncParsableCommand {
         }
         if summary.status == .interrupted {
             throw ExitCode(ExitStatus.interrupted)
+        }
+        if summary.status == .cancelled {
+            throw ExitCode(ExitStatus.cancelled)
         }
         if summary.counts.failed > 0 {
             throw ExitCode(ExitStatus.someFailed)

@@ -32,6 +32,7 @@ struct StatusCommand: AsyncParsableCommand {
         let workers = try await store.liveWorkers()
         // On a store many workers share: how far each run in progress has got, and each worker's share.
         let runs = try await (store as? any SharedRunReporting)?.runsInProgress() ?? []
+        let control = try await ControlReport.read(store)
         let projections = try await Self.projections(in: store, database.pipelines())
         let now = Date()
         switch format {
@@ -52,6 +53,7 @@ struct StatusCommand: AsyncParsableCommand {
                 },
                 "projections": projections.map { ["pipeline": $0.pipeline, "version": $0.version, "current": $0.current] as [String: Any] },
                 "runs": runs.map(RunProgressText.json),
+                "control": control.json,
             ] as [String: Any])
         case .csv:
             console.csv(
@@ -80,6 +82,9 @@ struct StatusCommand: AsyncParsableCommand {
             for run in runs {
                 console.line(RunProgressText.headline(run))
                 console.line(RunProgressText.table(run, now: now))
+            }
+            for line in control.lines(now: now) {
+                console.line(line)
             }
             if !workers.isEmpty {
                 console.line("\(Format.count(workers.count, "worker")) deriving now:")

@@ -137,6 +137,21 @@ enum ValueBounds {
         least: 0.1, most: 3_600, unit: "seconds", reason: "an hour; a service manager stops a process that takes longer"
     )
 
+    /// How often a throttle is checked: its backoff while it holds reaches 4 times that.
+    static let throttleInterval = ValueBound<Double>(
+        least: 0.1, most: 3_600, unit: "seconds", reason: "an hour, the longest a cleared throttle may keep a run waiting"
+    )
+
+    /// The write-ahead log `--max-wal-size` allows before the run holds: up to a TiB.
+    static let walMiB = ValueBound<Int>(
+        least: 1, most: 1 << 20, unit: "MiB", reason: "a TiB; leave --max-wal-size out for no bound"
+    )
+
+    /// The replica lag `--max-replica-lag` allows before the run holds.
+    static let replicaLag = ValueBound<Double>(
+        least: 0.1, most: 86_400, unit: "seconds", reason: "a day; leave --max-replica-lag out for no bound"
+    )
+
     /// How long to wait for another connection's write lock before failing.
     static let busyTimeout = ValueBound<Double>(
         least: 0, most: 3_600, unit: "seconds", reason: "an hour; a lock held longer belongs to a process that is stuck"

@@ -97,4 +97,13 @@ enum Format {
     static func waiting(for holder: LeaseHolder) -> String {
         "waiting for \(holder.worker), which is deriving this database; its lease expires in \(seconds(holder.expiresIn)) unless renewed"
     }
+
+    /// What a run says when its claims stop or go on again: `paused: claims wait for rederive resume`.
+    static func held(_ hold: ClaimHold?) -> String {
+        switch hold {
+        case .paused?: "paused: what was claimed is committed; claims wait for `rederive resume` (Ctrl-C ends the run as interrupted)"
+        case .throttled(let reason)?: "throttled by \(reason): what was claimed is committed; claims go on when it clears"
+        case nil: "claims go on"
+        }
+    }
 }

@@ -39,6 +39,13 @@ final class ProgressBar: ProgressReporter {
                     overdue: progress.overdue
                 ))
             }
+        case .held(let hold):
+            // On a line of its own above the bar, which the next commit draws again.
+            drawn.withLock { drawn in
+                console.writeError("\r\u{1B}[2K")
+                drawn = (0, drawn.width)
+            }
+            console.errorLine(Format.held(hold))
         case .finished:
             width.stop()
             console.writeError("\n")
@@ -81,6 +88,8 @@ final class PlainProgress: ProgressReporter {
             console.errorLine(Format.waiting(for: holder))
         case .started(let runID, let total):
             console.errorLine(Self.header(runID: runID, total: total))
+        case .held(let hold):
+            console.errorLine(Format.held(hold))
         case .advanced(let progress):
             // A record that hangs is news at once, not at the next interval.
             let overdue = progress.overdue.map(\.recordID)
@@ -140,6 +149,8 @@ final class JSONLinesProgress: ProgressReporter {
                 "overdue": progress.overdue.map { ["recordId": $0.recordID, "seconds": Int($0.elapsed.secondsValue)] },
                 "batchSize": progress.batchSize ?? NSNull(), "transientRetries": progress.transientRetries,
             ]
+        case .held(let hold):
+            hold.map { ["event": "held", "hold": $0.description] } ?? ["event": "resumed"]
         case .finished(let summary):
             [
                 "event": "finished", "runId": summary.runID, "status": summary.status.rawValue,

@@ -54,6 +54,9 @@ extension PostgresStore: ChangeSignaling {
         return stream
     }
 
+    /// The store logs each outage once when it begins and once when it ends.
+    public var logsOutages: Bool { true }
+
     /// Does nothing: a claim that reaches the end of the ids looks again from the first record by itself.
     public func restartClaims(_ plan: RunPlan, lease: WorkerLease) {}
 }

@@ -16,9 +16,10 @@ import Rederive
 ///   dependent processor's entry also keeps what it derived from: `inputs_digest`, the ``InputDigest``
 ///   of its inputs' values, and `input_versions`, as in `"floor_area@2,section_labels@1"`. No index
 ///   covers `processors`, and pages keep room (fillfactor 70), so that rewriting a stamp row touches no
-///   index (a HOT update); `status` counts every processor's up-to-date records in one pass
-///   (`processors @> '{"name": {"version": 2, "current": true}}'`), which a GIN index did not spare
-///   when most records are up to date, while it doubled the cost of writing a stamp row.
+///   index (a HOT update). A GIN index on it did not spare a count of up-to-date records
+///   (`processors @> '{"name": {"version": 2, "current": true}}'`, one pass over every stamp row) when
+///   most records are up to date, while it doubled the cost of writing a stamp row: `status` reads
+///   counts kept as stamps are written instead (`rederive_counts`, below).
 /// - `rederive_failures`: per record, pipeline and processor that failed, as on SQLite; rows exist only
 ///   for failures.
 /// - `rederive_runs`: every run. Workers that derive the same processors at once share one run: a
@@ -26,8 +27,9 @@ import Rederive
 ///   per pipeline, the records stale when the run started, counted once by the worker that started
 ///   it: a worker joining the run takes what is left of that count rather than counting again.
 /// - `rederive_run_shares`: per run and worker lease, the counts its commits added (derived, unchanged,
-///   failed, skipped), so that a run killed mid-way still says what it committed, with the time of its
-///   last commit and its recent rate (records per second between its commits, smoothed), for `status`. A run's counts are
+///   failed, skipped), so that a run killed mid-way still says what it committed, and (version 8) the
+///   time of its last commit and its recent rate (records per second between its commits, smoothed),
+///   for `status`. A run's counts are
 ///   the sum of its shares: each worker writes a row of its own, where one row per run would have every
 ///   commit of every worker wait for the others' to end.
 /// - `rederive_leases`: one row per worker process deriving now: host, pid, token, heartbeat, expiry,
@@ -39,15 +41,26 @@ import Rederive
 ///   had no row of derived values, `stamp` null or absent when the processor had none). Only the newest
 ///   ``PostgresStore/replacedValuesRunLimit`` runs keep theirs.
 /// - `rederive_schema_migrations`: the app's own schema migrations once applied.
+/// - `rederive_pauses` (version 7): the pauses in force, by pipeline and processor (the empty string
+///   for the whole pipeline); `rederive_runs.cancel_requested_at`, set by `rederive cancel`; and
+///   `rederive_leases.hold` and `hold_since`, what holds each worker as it reported it. Workers read
+///   the first two once per heartbeat.
+/// - `rederive_counts` and `rederive_count_deltas`: what `status` counts (records, current stamp
+///   entries and current failures per processor and version), kept by statement triggers on the
+///   counted tables in every writer's transaction; deltas are appended, never updated, and folded into
+///   the totals now and then (see ``PostgresStatusCounts``).
+/// - `rederive_projections` (version 7): per pipeline and record, the stored projection of its decoded
+///   payload, for pipelines that declare one (``PostgresProjectionSchema``).
 ///
 /// A record's first derivation writes five rows: the companion row, the stamp row, the replaced row,
 /// and the `rederive_records` row twice (claimed, then released by the commit), plus, per commit of a
 /// batch, the worker's share of the run's counts. A derivation that changes nothing writes three: the stamp
-/// row and the `rederive_records` row twice. Failures add one row per failing processor, and rewrite the stamp row
+/// row and the `rederive_records` row twice. A statement that changes what `status` counts adds one
+/// delta row per processor and version whose count it changed. Failures add one row per failing processor, and rewrite the stamp row
 /// when a failing processor held a current entry there.
 enum PostgresSchema {
     /// Bumped when the tables below change; stored in `rederive_bookkeeping`.
-    static let version = 7
+    static let version = 8
 
     static let statements: [String] = [
         "CREATE SEQUENCE IF NOT EXISTS rederive_generations",
@@ -146,7 +159,7 @@ enum PostgresSchema {
             PRIMARY KEY (run_id, pipeline, record_id)
         )
         """,
-        // When a worker last committed to its share of a run, and its rate lately, for `status`.
+        // When a worker last committed to its share of a run, and its rate lately, for `status` (version 8).
         "ALTER TABLE rederive_run_shares ADD COLUMN IF NOT EXISTS committed_at timestamptz",
         "ALTER TABLE rederive_run_shares ADD COLUMN IF NOT EXISTS recent_rate double precision",
         // A stamp object with every processor's `current` cleared, for the triggers.
@@ -164,8 +177,22 @@ enum PostgresSchema {
             rederive_version text NOT NULL
         )
         """,
+        // What holds or ends the work (version 7): pauses in force, cancels asked of runs in
+        // progress, and what each worker reported holds it.
+        """
+        CREATE TABLE IF NOT EXISTS rederive_pauses (
+            pipeline text NOT NULL,
+            processor text NOT NULL,
+            requested_at timestamptz NOT NULL,
+            requested_by text NOT NULL,
+            PRIMARY KEY (pipeline, processor)
+        )
+        """,
+        "ALTER TABLE rederive_runs ADD COLUMN IF NOT EXISTS cancel_requested_at timestamptz",
+        "ALTER TABLE rederive_leases ADD COLUMN IF NOT EXISTS hold text",
+        "ALTER TABLE rederive_leases ADD COLUMN IF NOT EXISTS hold_since timestamptz",
         "CREATE TABLE IF NOT EXISTS rederive_bookkeeping (version integer NOT NULL)",
-    ]
+    ] + PostgresStatusCounts.statements + PostgresProjectionSchema.statements + PostgresProjectionCounts.statements
 
     /// Creates the tables unless they are there at this version. Looks first without writing, so a
     /// role that may only read status opens the database too.
@@ -183,6 +210,9 @@ enum PostgresSchema {
             for statement in statements {
                 try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
+            // The count triggers were just created, holding the counted tables against writers: what is
+            // counted now is exact, and every later write is counted by the triggers.
+            try await PostgresStatusCounts.recount(connection, logger)
             try await connection.query("DELETE FROM rederive_bookkeeping", logger: logger)
             try await connection.query("INSERT INTO rederive_bookkeeping (version) VALUES (\(version))", logger: logger)
         }

@@ -59,7 +59,8 @@ struct PendingColumns {
 }
 
 /// Reads picked records for derivation on one connection: the payload only of records for which a
-/// processor that reads it may run, and the stored values the plan's dependents read.
+/// processor that reads it may run and whose stored projection does not serve instead
+/// (``PostgresProjectionReader``), and the stored values the plan's dependents read.
 ///
 /// The caller keeps what is read consistent with the generations picked: one snapshot for a preview,
 /// the records' row locks for a claim.
@@ -74,7 +75,10 @@ struct PostgresPendingReader {
     func read(
         _ picks: [PendingPick], byteLimit: Int, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> [PendingRecord] {
-        let reads = picks.map(\.readsPayload)
+        // A current projection serves the payload processors: its record's payload is not read at all.
+        let projections = try await PostgresProjectionReader(plan, statements: statements)?
+            .read(picks.filter(\.readsPayload), connection, logger) ?? [:]
+        let reads = picks.map { $0.readsPayload && projections[$0.recordID]?.current == nil }
         let payloads = try await payloads(of: zip(picks, reads).filter(\.1).map(\.0.recordID), byteLimit: byteLimit, connection, logger)
         var kept: [(pick: PendingPick, readsPayload: Bool)] = []
         var bytes = 0
@@ -95,7 +99,8 @@ struct PostgresPendingReader {
                 dependencies: plan.dependencyState(
                     stale: pick.staleProcessors, storedValues: stored[pick.recordID] ?? [:],
                     consumedDigests: pick.consumedDigests, failures: pick.failures, storageRules: PostgresStorage.rules
-                )
+                ),
+                projection: projections[pick.recordID]?.current, projectionFallback: projections[pick.recordID]?.fallback
             )
         }
     }

@@ -134,7 +134,7 @@ extension PostgresStore {
     }
 }
 
-/// Writes one batch's accepted results: values that changed, one stamp row per record, failures.
+/// Writes one batch's accepted results: values that changed, one stamp row per record, failures, projections.
 struct PostgresBatchWriter {
     let tables: PostgresPipelineTables
     let runID: Int64
@@ -171,6 +171,7 @@ struct PostgresBatchWriter {
         try await writeStamps(stamps, connection, logger)
         try await clearFailures(cleared, connection, logger)
         try await writeFailures(failures, connection, logger)
+        try await PostgresProjectionWriter(pipeline: tables.pipeline, statements: statements).write(results, connection, logger)
     }
 
     /// The processors among `derived` whose stored values the new `values` (all of `derived`'s columns,

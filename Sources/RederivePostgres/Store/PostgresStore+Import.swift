@@ -34,13 +34,17 @@ extension PostgresStore: PayloadImporting {
         let logger = self.logger
         // What `next` throws reaches the caller as it was thrown, not as a database error.
         var sourceFailure: (any Error)?
+        let counts: ImportCounts
         do {
-            return try await transaction("import into") { connection in
+            counts = try await transaction("import into") { connection in
                 try await writeStatements(on: connection)
             }
         } catch {
             throw sourceFailure ?? error
         }
+        // The payload trigger counted each new record on its own: folded now, status reads a few rows.
+        if counts.inserted > 0 { await foldCounts(within: .seconds(60)) }
+        return counts
 
         func writeStatements(on connection: PostgresConnection) async throws -> ImportCounts {
             var outcome = ImportCounts()

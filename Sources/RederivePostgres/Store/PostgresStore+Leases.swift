@@ -45,6 +45,7 @@ extension PostgresStore {
             throw fault.error
         }
         if !renewed { throw leaseLost(lease) }
+        await foldCounts(within: lease.duration / 3)
     }
 
     /// Deletes the lease; what it still holds is left to the others' next claims, and the last worker

@@ -30,7 +30,7 @@ extension PostgresStore: StoreAdministration {
         let tables = PostgresPipelineTables(pipeline)
         let logger = self.logger
         return try await transaction("reset \(pipeline.table) in") { connection in
-            for table in ["rederive_stamps", "rederive_failures", "rederive_replaced"] {
+            for table in ["rederive_stamps", "rederive_failures", "rederive_replaced", "rederive_projections"] {
                 var delete = SQLStatement()
                 delete.sql = "DELETE FROM \(table) WHERE pipeline = \(delete.bind(pipeline.name))"
                 try await connection.run(delete, logger: logger)

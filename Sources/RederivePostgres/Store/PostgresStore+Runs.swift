@@ -28,6 +28,7 @@ extension PostgresStore {
                     (SELECT coalesce(sum(s.derived + s.unchanged + s.failed), 0)::bigint FROM rederive_run_shares s WHERE s.run_id = r.id)
                 FROM rederive_runs r
                 WHERE r.status = \(join.bind(RunStatus.running.rawValue)) AND r.processors = \(join.bind(processorsJSON, as: "jsonb"))
+                AND r.cancel_requested_at IS NULL
                 AND EXISTS (SELECT 1 FROM rederive_leases l WHERE l.run_id = r.id AND l.token <> \(join.bind(lease.token))
                     AND l.expires_at > clock_timestamp())
                 ORDER BY r.id DESC LIMIT 1

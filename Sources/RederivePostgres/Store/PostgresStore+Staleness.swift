@@ -40,7 +40,8 @@ extension PostgresStore {
         return column
     }
 
-    /// Counts the plan's stale records in one statement.
+    /// Counts the plan's stale records: from the kept counts when one processor is behind, in one
+    /// pass over the records when several are.
     public func pendingCount(_ plan: RunPlan) async throws -> Int {
         let logger = self.logger
         return try await withConnection("read") { connection in
@@ -50,14 +51,12 @@ extension PostgresStore {
 
     /// How many records `plan` would derive, counted on `connection`.
     static func pendingCount(_ plan: RunPlan, _ connection: PostgresConnection, _ logger: Logger) async throws -> Int {
-        let records = try await recordCount(plan.pipeline, connection, logger)
-        let upToDateCounts = try await upToDateCounts(plan.pipeline, connection, logger)
+        let counts = try await keptCounts(plan.pipeline, connection, logger)
         var stale: [Int] = []
         for index in plan.selection {
-            let processor = plan.pipeline.processors[index]
-            let upToDate = upToDateCounts[index]
-            let failed = plan.retryFailed ? 0 : try await failedCount(plan.pipeline, processor, connection, logger)
-            if records - upToDate - failed > 0 { stale.append(records - upToDate - failed) }
+            let failed = plan.retryFailed ? 0 : counts.failed[index]
+            let left = counts.records - counts.upToDate[index] - failed
+            if left > 0 { stale.append(left) }
         }
         if stale.count <= 1 { return stale.first ?? 0 }
         // Several processors are behind: count each record once.
@@ -136,50 +135,9 @@ extension PostgresStore {
         (try? JSONEncoder().encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
     }
 
-    /// Counts up-to-date, stale and failed records per processor.
-    public func status(of pipeline: Pipeline) async throws -> [ProcessorStatus] {
-        let logger = self.logger
-        return try await withConnection("read") { connection in
-            let records = try await Self.recordCount(pipeline, connection, logger)
-            let counts = try await Self.upToDateCounts(pipeline, connection, logger)
-            var statuses: [ProcessorStatus] = []
-            for (processor, upToDate) in zip(pipeline.processors, counts) {
-                statuses.append(ProcessorStatus(
-                    pipeline: pipeline.name, name: processor.name, version: processor.version, records: records,
-                    upToDate: upToDate,
-                    failed: try await Self.failedCount(pipeline, processor, connection, logger)
-                ))
-            }
-            return statuses
-        }
-    }
-
     static func recordCount(_ pipeline: Pipeline, _ connection: PostgresConnection, _ logger: Logger) async throws -> Int {
         var statement = SQLStatement()
         statement.sql = "SELECT count(*) FROM rederive_records WHERE source = \(statement.bind(pipeline.table))"
-        return try await connection.count(statement, logger: logger)
-    }
-
-    /// Per processor of the pipeline, in order, how many records it is up to date for: one pass over
-    /// the pipeline's stamp rows.
-    static func upToDateCounts(_ pipeline: Pipeline, _ connection: PostgresConnection, _ logger: Logger) async throws -> [Int] {
-        var statement = SQLStatement()
-        let counts = pipeline.processors.map { processor in
-            "count(*) FILTER (WHERE processors @> \(statement.bind(upToDateStamp(processor), as: "jsonb")))"
-        }
-        statement.sql = "SELECT \(counts.joined(separator: ", ")) FROM rederive_stamps WHERE pipeline = \(statement.bind(pipeline.name))"
-        let row = try await connection.run(statement, logger: logger).collect { $0.makeRandomAccess() }.first
-        return try (0..<counts.count).map { try Int(row?[$0].decode(Int64.self) ?? 0) }
-    }
-
-    static func failedCount(
-        _ pipeline: Pipeline, _ processor: ProcessorDescriptor, _ connection: PostgresConnection, _ logger: Logger
-    ) async throws -> Int {
-        var statement = SQLStatement()
-        statement.sql = """
-            SELECT count(*) FROM rederive_failures WHERE pipeline = \(statement.bind(pipeline.name))
-            AND processor = \(statement.bind(processor.name)) AND version = \(statement.bind(Int32(processor.version))) AND current
-            """
         return try await connection.count(statement, logger: logger)
     }
 }

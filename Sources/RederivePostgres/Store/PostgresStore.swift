@@ -38,6 +38,9 @@ public final class PostgresStore: Sendable {
     let abandonedLeases = Mutex<Set<String>>([])
     /// When this process's claims last reaped expired leases.
     let lastReaped = Mutex<ContinuousClock.Instant?>(nil)
+    /// Where the primary's write-ahead log stood when this process looked, oldest first: what a
+    /// standby's replay position is timed against (``replicaLag()``).
+    let walPositions = Mutex<[(at: ContinuousClock.Instant, position: Int64)]>([])
     /// What each pipeline's payload column holds, by table name.
     let payloadColumns = Mutex<[String: PayloadColumn]>([:])
     /// How many of the newest runs keep what they replaced, for rollback; older runs' are dropped when

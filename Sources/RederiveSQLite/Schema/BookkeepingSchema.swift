@@ -18,6 +18,7 @@ import GRDB
 /// - `rederive_leases` (v5): which process derives the database now (``WorkerLeaseSchema``).
 /// - v6 adds to stamps what a dependent processor derived from (``InputStampSchema``).
 /// - `rederive_projections` (v7): the stored projections of decoded payloads (``ProjectionSchema``).
+/// - `rederive_pauses` and the columns that say what holds or ends a run (v8, ``RunControlSchema``).
 enum BookkeepingSchema {
     /// One migration: its identifier, recorded in `grdb_migrations` once applied, and its change.
     typealias Migration = (identifier: String, migrate: @Sendable (Database) throws -> Void)
@@ -129,5 +130,6 @@ enum BookkeepingSchema {
         ("rederive.v5", WorkerLeaseSchema.migrate),
         ("rederive.v6", InputStampSchema.migrate),
         ("rederive.v7", ProjectionSchema.migrate),
+        ("rederive.v8-backfill-control", RunControlSchema.migrate),
     ]
 }

@@ -17,8 +17,10 @@ struct PendingReader {
     }
 
     /// The picked records still present, in order; the batch ends once its payloads hold `byteLimit`
-    /// bytes, and always holds a record when one is present.
-    func read(_ picks: [PendingPick], byteLimit: Int = .max) throws -> [PendingRecord] {
+    /// bytes, and always holds a record when one is present. `judged` holds, for picks whose projection
+    /// the pick already found not to serve (``ProjectionPickRead``), why not: their projections are
+    /// not read again.
+    func read(_ picks: [PendingPick], byteLimit: Int = .max, judged: [Int64: ProjectionFallback]? = nil) throws -> [PendingRecord] {
         let withPayload = try db.cachedStatement(sql: """
             SELECT r.generation, t.\(tables.payload) FROM rederive_records r
             JOIN \(tables.table) t ON t.\(tables.id) = r.record_id
@@ -29,7 +31,7 @@ struct PendingReader {
             JOIN \(tables.table) t ON t.\(tables.id) = r.record_id
             WHERE r.source = ? AND r.record_id = ?
             """)
-        let projections = try plan.readsProjections ? ProjectionReader(plan.pipeline, tables, db) : nil
+        let projections = try plan.readsProjections && judged == nil ? ProjectionReader(plan.pipeline, tables, db) : nil
         let inputs = plan.dependencyColumns
         let storedValues = try inputs.isEmpty ? nil : storedValuesStatement(inputs)
         var records: [PendingRecord] = []
@@ -38,7 +40,7 @@ struct PendingReader {
         for pick in picks where records.isEmpty || bytes < byteLimit {
             // A current projection serves the payload processors instead of the payload.
             var projection: StoredProjection?
-            var fallback: ProjectionFallback?
+            var fallback = pick.readsPayload ? judged?[pick.recordID] : nil
             var generation: Int64 = 0
             if pick.readsPayload, let projections {
                 switch try projections.read(pick.recordID) {
@@ -125,19 +127,26 @@ struct PayloadFreeRead {
     }
 
     /// The query around the pending query `picking`: its columns, then whether the record has a row of
-    /// derived values, then the stored input values.
-    func sql(picking: String) -> String {
+    /// derived values, then the stored input values (``columnCount`` columns), then `more` columns
+    /// from the tables `joining` adds to `q` (the pending query) and `d` (the derived values).
+    func sql(picking: String, more: String = "", joining: String = "") -> String {
         let columns = inputs.flatMap { plan.pipeline.processors[$0].columns }.map { ", d.\(SQL.identifier($0.name))" }
         return """
-            SELECT q.*, d.\(tables.destinationID) IS NOT NULL\(columns.joined())
+            SELECT q.*, d.\(tables.destinationID) IS NOT NULL\(columns.joined())\(more)
             FROM (\(picking)) q
-            LEFT JOIN \(tables.destination) d ON d.\(tables.destinationID) = q.record_id
+            LEFT JOIN \(tables.destination) d ON d.\(tables.destinationID) = q.record_id\(joining)
             ORDER BY q.record_id
             """
     }
 
-    /// The record a row describes; `start` is where the pending query's columns end.
-    func record(_ pick: PendingPick, _ row: Row, at start: Int) -> PendingRecord {
+    /// The columns ``sql(picking:more:joining:)`` selects after the pending query's, up to `more`.
+    var columnCount: Int {
+        1 + inputs.reduce(0) { $0 + plan.pipeline.processors[$1].columns.count }
+    }
+
+    /// The record a row describes; `start` is where the pending query's columns end. Its payload
+    /// processors derive from `projection` when one is given, a current one read with the row.
+    func record(_ pick: PendingPick, _ row: Row, at start: Int, projection: StoredProjection? = nil) -> PendingRecord {
         let stored = if row[start] as Bool, plan.needsStoredValues(stale: pick.staleProcessors) {
             PendingReader.values(of: inputs, in: plan.pipeline, row, from: start + 1)
         } else {
@@ -147,8 +156,9 @@ struct PayloadFreeRead {
             recordID: pick.recordID, payload: nil, generation: pick.generation, staleProcessors: pick.staleProcessors, payloadRead: false,
             dependencies: plan.dependencyState(
                 stale: pick.staleProcessors, storedValues: stored, consumedDigests: pick.consumedDigests, failures: pick.failures,
-                    storageRules: SQLiteStorage.rules
-            )
+                storageRules: SQLiteStorage.rules
+            ),
+            projection: projection
         )
     }
 }

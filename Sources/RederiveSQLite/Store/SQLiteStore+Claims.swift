@@ -38,6 +38,10 @@ extension SQLiteStore {
                 records = read
             case .picked(let picked):
                 records = try await readPayloads(of: picked, plan)
+            case .projected(let read, let picked, let judged):
+                records = picked.isEmpty ? read : try await (read + readPayloads(of: picked, plan, judged: judged)).sorted {
+                    $0.recordID < $1.recordID
+                }
             }
             // Records deleted since they were picked are simply gone; claim further when all were.
             if !records.isEmpty { return records }
@@ -62,6 +66,10 @@ extension SQLiteStore {
         case picked([PendingPick])
         /// Records read whole by the pick itself, as when no claimed record can read its payload.
         case read([PendingRecord])
+        /// Records read whole by the pick itself, those a current projection serves among them
+        /// (``ProjectionPickRead``), and records whose payloads are left to read, with the reason
+        /// their projection does not serve.
+        case projected([PendingRecord], picked: [PendingPick], judged: [Int64: ProjectionFallback])
     }
 
     /// Picks the next pending records after the lease's cursor and moves the cursor past them. The
@@ -69,33 +77,58 @@ extension SQLiteStore {
     ///
     /// When no processor the claims ask about reads the payload, the pick reads each record whole in
     /// the same query (its generation, and the stored values dependents read, ``PayloadFreeRead``):
-    /// a claim then costs one statement rather than two per record.
+    /// a claim then costs one statement rather than two per record. When a plan's payload processors
+    /// may derive from projections, the pick reads each record's projection too, and hands out whole
+    /// the records it serves (``ProjectionPickRead``).
     private func pick(_ plan: RunPlan, key: ClaimCursorKey, limit: Int, byteLimit: Int) async throws -> Picked {
         let tables = PipelineTables(plan.pipeline)
         return try await read { db in
-            // The counts at the first claim say which processors each record must be asked about.
+            // The counts at the first claim say which processors each record must be asked about; not
+            // for the fresh lane, whose claims go on while new records come, stale for every processor.
             let shape = try self.claimShapes.withLock { shapes in
                 if let shape = shapes[key] { return shape }
-                let shape = try Self.pendingShape(plan, db)
+                let shape = plan.lane == .fresh ? PendingShape(plan) : try Self.pendingShape(plan, db)
                 shapes[key] = shape
                 return shape
             }
             let query = Self.pendingQuery(plan, tables, limit: true, shape: shape)
             let whole = query.mayReadPayload ? nil : PayloadFreeRead(plan, tables)
+            let projected = query.mayReadPayload && plan.readsProjections ? ProjectionPickRead(plan, tables) : nil
             let sql = if let whole {
                 whole.sql(picking: query.sql)
+            } else if let projected {
+                projected.sql(picking: query.sql)
             } else {
                 "SELECT q.*, (SELECT length(t.\(tables.payload)) FROM \(tables.table) t WHERE t.\(tables.id) = q.record_id) FROM (\(query.sql)) q"
             }
             return try self.claimCursors.withLock { cursors in
                 let rows = try Row.fetchAll(
                     db.cachedStatement(sql: sql),
-                    arguments: query.arguments(cursor: cursors[key], limit: limit)
+                    arguments: query.arguments(cursor: cursors[key], limit: limit) + (projected?.joinArguments ?? [])
                 )
                 guard let last = rows.last else { return .nothing }
                 if let whole {
                     cursors[key] = last[0]
                     return .read(rows.map { whole.record(query.pick($0), $0, at: query.columnCount) })
+                }
+                if let projected {
+                    var read: [PendingRecord] = []
+                    var picks: [PendingPick] = []
+                    var judged: [Int64: ProjectionFallback] = [:]
+                    var bytes = 0
+                    for row in rows where (read.isEmpty && picks.isEmpty) || bytes < byteLimit {
+                        let pick = query.pick(row)
+                        switch try projected.read(pick, row, at: query.columnCount, db) {
+                        case .whole(let record):
+                            read.append(record)
+                        case .payload(let reason, let length):
+                            picks.append(pick)
+                            judged[pick.recordID] = reason
+                            bytes += length
+                        }
+                        cursors[key] = pick.recordID
+                    }
+                    return .projected(read, picked: picks, judged: judged)
                 }
                 var picks: [PendingPick] = []
                 var bytes = 0
@@ -114,11 +147,14 @@ extension SQLiteStore {
         }
     }
 
-    /// Reads the picked records' payloads, each with the generation it belongs to, in one read transaction.
-    private func readPayloads(of picks: [PendingPick], _ plan: RunPlan) async throws -> [PendingRecord] {
+    /// Reads the picked records' payloads, each with the generation it belongs to, in one read
+    /// transaction; `judged` says why their projections do not serve, when the pick read them.
+    private func readPayloads(
+        of picks: [PendingPick], _ plan: RunPlan, judged: [Int64: ProjectionFallback]? = nil
+    ) async throws -> [PendingRecord] {
         let tables = PipelineTables(plan.pipeline)
         return try await read { db in
-            try PendingReader(plan, tables, db).read(picks)
+            try PendingReader(plan, tables, db).read(picks, judged: judged)
         }
     }
 }

@@ -23,7 +23,8 @@ extension SQLiteStore {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, host = excluded.host,
                     process_id = excluded.process_id, token = excluded.token, acquired_at = excluded.acquired_at,
-                    renewed_at = excluded.renewed_at, expires_at = excluded.expires_at
+                    renewed_at = excluded.renewed_at, expires_at = excluded.expires_at,
+                    run_id = NULL, hold = NULL, hold_since = NULL
                 """, arguments: [
                     WorkerLeaseSchema.runnerLease, worker.description, worker.host, worker.processID,
                     token, now, now, now + seconds,

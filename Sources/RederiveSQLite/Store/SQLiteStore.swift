@@ -98,7 +98,7 @@ public final class SQLiteStore: RecordStore {
 
     /// Runs blocking pool work off the cooperative threads; a database error names the file and what
     /// was attempted, and rederive's own errors pass through.
-    private func access<T: Sendable>(_ verb: String, _ work: @escaping @Sendable (any DatabaseWriter) throws -> T) async throws -> T {
+    func access<T: Sendable>(_ verb: String, _ work: @escaping @Sendable (any DatabaseWriter) throws -> T) async throws -> T {
         let database = self.database
         let path = self.path
         let snapshot = self.snapshot
@@ -143,7 +143,7 @@ public final class SQLiteStore: RecordStore {
     /// database at a time, under its lease, so every run is its own and counted by it.
     public func startRun(_ plans: [RunPlan], lease: WorkerLease) async throws -> StartedRun {
         let pending = try await countPending(plans)
-        return StartedRun(id: try await recordRun(processors: RunPlan.processorVersions(of: plans)), pending: pending)
+        return StartedRun(id: try await recordRun(processors: RunPlan.processorVersions(of: plans), lease: lease), pending: pending)
     }
 
     /// Ends the run at once with `status` and `counts`: no other process derives it.
@@ -158,12 +158,16 @@ public final class SQLiteStore: RecordStore {
                     """,
                 arguments: [now, status.rawValue, counts.derived, counts.unchanged, counts.failed, counts.skipped, runID]
             )
+            try db.execute(
+                sql: "UPDATE rederive_leases SET run_id = NULL WHERE name = ? AND token = ? AND run_id = ?",
+                arguments: [WorkerLeaseSchema.runnerLease, lease.token, runID]
+            )
         }
     }
 
     /// Records a new run and returns its id. The caller holds the lease, so a run still recorded as
     /// running lost its process: it is recorded as interrupted first (``OrphanedRuns``).
-    private func recordRun(processors: [ProcessorVersion]) async throws -> Int64 {
+    private func recordRun(processors: [ProcessorVersion], lease: WorkerLease) async throws -> Int64 {
         let processorsJSON = String(decoding: try JSONEncoder().encode(processors), as: UTF8.self)
         let now = Timestamp.text(Date())
         let keep = replacedValuesRunLimit
@@ -175,6 +179,10 @@ public final class SQLiteStore: RecordStore {
                 arguments: [now, RunStatus.running.rawValue, processorsJSON]
             )
             let runID = db.lastInsertedRowID
+            try db.execute(
+                sql: "UPDATE rederive_leases SET run_id = ? WHERE name = ? AND token = ?",
+                arguments: [runID, WorkerLeaseSchema.runnerLease, lease.token]
+            )
             try ReplacedValuesSchema.prune(db, newestRun: runID, keep: keep)
             return runID
         }

@@ -3,7 +3,8 @@ import Rederive
 import Synchronization
 
 /// Logs an outage of the database once when it starts (a warning) and once when it ends (how long it
-/// lasted), however many attempts fail in between; counts each retry in the metrics.
+/// lasted), however many attempts fail in between, unless the store logs its outages itself; counts
+/// each retry in the metrics and keeps the health up to date either way.
 final class OutageLog: Sendable {
     private struct Outage {
         let since: ContinuousClock.Instant
@@ -13,12 +14,15 @@ final class OutageLog: Sendable {
     private let logger: Logger
     private let metrics: WatchMetrics
     private let health: WatchHealth
+    /// Whether this log writes the outage's two lines: not when the store writes them.
+    private let logsOutages: Bool
     private let outage = Mutex<Outage?>(nil)
 
-    init(logger: Logger, metrics: WatchMetrics, health: WatchHealth) {
+    init(logger: Logger, metrics: WatchMetrics, health: WatchHealth, storeLogsOutages: Bool) {
         self.logger = logger
         self.metrics = metrics
         self.health = health
+        logsOutages = !storeLogsOutages
     }
 
     /// `operation` (claim, commit, heartbeat, poll) failed with `error`: the watcher is not ready,
@@ -32,7 +36,7 @@ final class OutageLog: Sendable {
         let reason = "\(error)"
         health.databaseReachable(false, reason: reason)
         metrics.transientRetry(operation: operation)
-        if began {
+        if began, logsOutages {
             logger.warning("the database cannot be reached; retrying until it answers", metadata: [
                 "operation": "\(operation)", "error": "\(reason)",
             ])
@@ -46,7 +50,7 @@ final class OutageLog: Sendable {
             return outage
         }
         health.databaseReachable(true)
-        if let ended {
+        if let ended, logsOutages {
             let seconds = ended.since.duration(to: .now).secondsValue
             logger.info("the database answers again", metadata: [
                 "operation": "\(ended.operation)", "outageSeconds": "\((seconds * 10).rounded() / 10)",

@@ -6,7 +6,8 @@ import Synchronization
 final class ChangeMailbox: Sendable {
     private struct Waiter {
         let id: Int
-        let continuation: CheckedContinuation<Void, Never>
+        /// Resumed with whether a signal ended the wait.
+        let continuation: CheckedContinuation<Bool, Never>
         var timeout: Task<Void, Never>?
     }
 
@@ -47,12 +48,21 @@ final class ChangeMailbox: Sendable {
             return waiter
         }
         waiter?.timeout?.cancel()
-        waiter?.continuation.resume()
+        waiter?.continuation.resume(returning: true)
+    }
+
+    /// Takes the signal that arrived since the last wait or take, without waiting: whether there was one.
+    func takeSignal() -> Bool {
+        state.withLock { state in
+            defer { state.signalled = false }
+            return state.signalled
+        }
     }
 
     /// Returns once a signal arrived since the last wait, after `timeout` at most, or when the task is
-    /// cancelled.
-    func wait(timeout: Duration) async {
+    /// cancelled; whether a signal ended the wait.
+    @discardableResult
+    func wait(timeout: Duration) async -> Bool {
         let id: Int? = state.withLock { state in
             if state.signalled {
                 state.signalled = false
@@ -61,19 +71,19 @@ final class ChangeMailbox: Sendable {
             state.nextID += 1
             return state.nextID
         }
-        guard let id else { return }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = state.withLock { state in
+        guard let id else { return true }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let resumeNow: Bool? = state.withLock { state in
                     if state.signalled || Task.isCancelled {
-                        state.signalled = false
-                        return true
+                        defer { state.signalled = false }
+                        return state.signalled
                     }
                     state.waiter = Waiter(id: id, continuation: continuation)
-                    return false
+                    return nil
                 }
-                if resumeNow {
-                    continuation.resume()
+                if let resumeNow {
+                    continuation.resume(returning: resumeNow)
                     return
                 }
                 let timer = Task { [weak self] in
@@ -100,6 +110,6 @@ final class ChangeMailbox: Sendable {
             return waiter
         }
         waiter?.timeout?.cancel()
-        waiter?.continuation.resume()
+        waiter?.continuation.resume(returning: false)
     }
 }

@@ -2,9 +2,15 @@ import Logging
 import Rederive
 import Synchronization
 
-/// What a watcher does while it holds the store's lease: a pass over each pipeline whose records are
-/// stale, then a wait for the store's next signal, until it is stopped. Passes commit under the
-/// watcher's ``RollingRun``, started when records are first found stale and ended when it is due.
+/// What a watcher does while it holds the store's lease: passes over the stale records, then a wait for
+/// the store's next signal, until it is stopped. Passes commit under the watcher's ``RollingRun``,
+/// started when records are first found stale and ended when it is due.
+///
+/// A signal is answered by a pass of each pipeline's ``FreshLane``, which looks only at what was
+/// written since its last look. The stale records are counted, and every one of them derived, when the
+/// watcher starts, when no signal came for a poll interval, and at least once per poll interval: that
+/// is when a backlog (a new build's logic versions) is found, and drained with the fresh records
+/// claimed ahead of it in the same stream.
 ///
 /// A pass that fails because the database cannot be reached is tried again after a backoff, without
 /// giving the lease up: the lease keeper goes on renewing it, and every commit stays fenced by it.
@@ -32,10 +38,28 @@ struct WatchSession: Sendable {
         var backoff = Backoff(maximum: settings.maximumBackoff)
         var staleSince = StaleSince()
         var nextStatus = clock.now
+        var nextCount = clock.now
         var interrupted = false
+        let lanes = plans.map {
+            FreshLane(
+                $0, store: store, lease: lease, mailbox: mailbox, lookInterval: settings.freshPassInterval,
+                sweepInterval: settings.freshSweepInterval
+            )
+        }
         while !Task.isCancelled {
             do {
-                interrupted = try await pass(&run, staleSince: &staleSince, clock: clock)
+                if clock.now >= nextCount {
+                    interrupted = try await pass(&run, lanes: lanes, staleSince: &staleSince, clock: clock)
+                    nextCount = clock.now + settings.pollInterval
+                } else {
+                    interrupted = try await freshPass(&run, lanes: lanes, clock: clock)
+                }
+                if let current = run, lease.control.gate.isCancelled(current.id) {
+                    // `rederive cancel` ended the run, not the watcher: record it so and watch on.
+                    try await finish(current, status: .cancelled)
+                    run = nil
+                    interrupted = false
+                }
                 if interrupted { break }
                 if let current = run, clock.now >= current.ends(quietPeriod: settings.quietPeriod, window: settings.runWindow) {
                     try await finish(current, status: .completed)
@@ -55,6 +79,9 @@ struct WatchSession: Sendable {
                 break
             } catch where Watcher.isTransient(error) {
                 outages.failed("pass", error)
+                // What the failed pass claimed may be uncommitted: everything is looked at again.
+                for lane in lanes { lane.sweepNext() }
+                nextCount = clock.now
                 guard await Watcher.pause(backoff.next()) else {
                     interrupted = true
                     break
@@ -63,9 +90,15 @@ struct WatchSession: Sendable {
             }
             var wait = settings.pollInterval
             if let run {
-                wait = min(wait, max(.milliseconds(1), clock.now.duration(to: run.ends(quietPeriod: settings.quietPeriod, window: settings.runWindow))))
+                wait = min(wait, clock.now.duration(to: run.ends(quietPeriod: settings.quietPeriod, window: settings.runWindow)))
             }
-            await mailbox.wait(timeout: wait)
+            // A lane that skipped a sweep looks again when it is due, signal or not.
+            let sweep = lanes.compactMap(\.owedSweep).min()
+            if let sweep { wait = min(wait, clock.now.duration(to: sweep)) }
+            if await !mailbox.wait(timeout: max(.milliseconds(1), wait)), sweep.map({ clock.now < $0 }) ?? true {
+                // No signal for a while: count, as a lost signal would have it.
+                nextCount = min(nextCount, clock.now)
+            }
         }
         do {
             // This task may be cancelled: the run's end is recorded in a task of its own, which is not.
@@ -78,11 +111,41 @@ struct WatchSession: Sendable {
         }
     }
 
-    /// Derives the stale records of every plan, each in a pass of the engine's runner; returns whether
-    /// a pass was interrupted (the watcher is stopping).
-    private func pass(_ run: inout RollingRun?, staleSince: inout StaleSince, clock: ContinuousClock) async throws -> Bool {
-        for plan in plans {
-            let pending = try await store.pendingCount(plan)
+    /// Derives each pipeline's fresh records written since its lane last looked, in a pass of the
+    /// engine's runner, opening the run only when the lane found some. Returns whether a pass was
+    /// interrupted (the watcher is stopping).
+    private func freshPass(_ run: inout RollingRun?, lanes: [FreshLane], clock: ContinuousClock) async throws -> Bool {
+        let claimSize = PipelinePass.claimSize(configuration, store: store)
+        for lane in lanes {
+            // A paused or throttled pipeline's fresh records wait with its backlog; a cancelled run is
+            // ended by the session before anything more is claimed for it.
+            switch await lease.control.gate.pass(plan: lane.plan, runID: run?.id) {
+            case .stopped: return true
+            case .cancelled: return false
+            case .proceed: break
+            }
+            let first = try await lane.claimNow(limit: claimSize, byteLimit: max(1, configuration.batchByteLimit / configuration.parallelism))
+            if first.isEmpty { continue }
+            let current = try await open(&run, clock: clock)
+            current.worked(at: clock.now)
+            // A claim that came back full may have more behind it: every worker then.
+            let records = first.count < claimSize ? first.count : configuration.parallelism
+            let interrupted = try await derive(
+                lane.plan, records: records, run: current, clock: clock, ahead: ClaimedRecords(first), restartClaims: false
+            )
+            current.worked(at: clock.now)
+            if interrupted { return true }
+        }
+        return false
+    }
+
+    /// Counts the stale records of every plan and derives them, each in a pass of the engine's runner;
+    /// returns whether a pass was interrupted (the watcher is stopping).
+    private func pass(
+        _ run: inout RollingRun?, lanes: [FreshLane], staleSince: inout StaleSince, clock: ContinuousClock
+    ) async throws -> Bool {
+        for (plan, lane) in zip(plans, lanes) {
+            let pending = try await staleCount(plan)
             let name = plan.pipeline.name
             if pending == 0 {
                 staleSince[name] = nil
@@ -92,57 +155,45 @@ struct WatchSession: Sendable {
             let since = staleSince[name] ?? clock.now
             staleSince[name] = since
             watcher.metrics.oldestStaleAge(pipeline: name, seconds: since.duration(to: clock.now).secondsValue)
+            // A paused or throttled watcher opens no run: it waits here until its work may go on.
+            if run == nil, await lease.control.gate.pass(plan: plan, runID: nil) == .stopped { return true }
             let current = try await open(&run, clock: clock)
             current.worked(at: clock.now)
-            // A small number of stale records is derived at once; a backlog in two lanes, so that
-            // records written meanwhile are not queued behind it.
+            // A small number of stale records is derived at once; a backlog with the fresh records
+            // claimed ahead of it, so that records written meanwhile are not queued behind it.
             let interrupted = pending < settings.backlogThreshold
                 ? try await derive(plan, records: pending, run: current, clock: clock)
-                : try await drain(plan, records: pending, run: current, clock: clock)
+                : try await derive(plan.restricted(to: .backlog), records: pending, run: current, clock: clock, ahead: lane)
             current.worked(at: clock.now)
             if interrupted { return true }
         }
         return false
     }
 
-    /// Derives a backlog of `records` in its own lane while fresh records (new, rewritten, invalidated)
-    /// are derived in theirs, each in passes started as the store signals changes, until the backlog
-    /// is drained. Returns whether the watcher is stopping.
-    private func drain(_ plan: RunPlan, records: Int, run: RollingRun, clock: ContinuousClock) async throws -> Bool {
-        let drained = DrainedFlag()
-        let settings = self.settings
-        return try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                defer { drained.set() }
-                return try await derive(plan.restricted(to: .backlog), records: records, run: run, clock: clock)
-            }
-            group.addTask {
-                let fresh = plan.restricted(to: .fresh)
-                while !drained.isSet {
-                    let started = clock.now
-                    if try await derive(fresh, records: configuration.parallelism, run: run, clock: clock) { return true }
-                    // At most one pass per interval: each looks through the table for what is fresh.
-                    try? await Task.sleep(until: started + settings.freshPassInterval)
-                    if Task.isCancelled { return true }
-                    await mailbox.wait(timeout: settings.freshPassInterval * 5)
-                }
-                return false
-            }
-            var interrupted = false
-            for try await stopped in group {
-                interrupted = interrupted || stopped
-            }
-            return interrupted
-        }
+    /// How many records of `plan` are stale, from each processor's index counts: the most that any one
+    /// of its processors has. A record stale for several processors is counted once only by a pass over
+    /// the table (a probe per record and processor, seconds for 100,000 records), which the watcher does
+    /// not need: it asks whether anything is stale, and whether it is a backlog.
+    private func staleCount(_ plan: RunPlan) async throws -> Int {
+        let statuses = try await store.status(of: plan.pipeline)
+        return plan.selection.map { index in
+            let name = plan.pipeline.processors[index].name
+            guard let status = statuses.first(where: { $0.name == name }) else { return 0 }
+            return status.stale + (plan.retryFailed ? status.failed : 0)
+        }.max() ?? 0
     }
 
-    /// Derives the plan's stale records in one pass of the engine's runner, then lets its claims
-    /// start from the first record again. Returns whether the pass was interrupted.
-    private func derive(_ plan: RunPlan, records: Int, run: RollingRun, clock: ContinuousClock) async throws -> Bool {
+    /// Derives the plan's stale records in one pass of the engine's runner, with the records `ahead`
+    /// claims before each of its claims, then lets the plan's claims start from the first record again
+    /// unless told not to. Returns whether the pass was interrupted.
+    private func derive(
+        _ plan: RunPlan, records: Int, run: RollingRun, clock: ContinuousClock, ahead: (any ClaimsAhead)? = nil,
+        restartClaims: Bool = true
+    ) async throws -> Bool {
         let metrics = watcher.metrics
         let derivation = PipelinePass(
             plan: plan, store: store, lease: lease, configuration: configuration, progress: NoProgress(),
-            logger: logger, cancellationGrace: settings.drainTimeout,
+            logger: logger, cancellationGrace: settings.drainTimeout, ahead: ahead,
             committed: { results, counts, duration in
                 run.add(counts)
                 metrics.committed(results, counts: counts, duration: duration, plan: plan)
@@ -161,7 +212,7 @@ struct WatchSession: Sendable {
             store.restartClaims(plan, lease: await lease.current)
             throw error
         }
-        store.restartClaims(plan, lease: await lease.current)
+        if restartClaims { store.restartClaims(plan, lease: await lease.current) }
         return interrupted
     }
 
@@ -204,16 +255,5 @@ struct WatchSession: Sendable {
             let age = staleSince[plan.pipeline.name].map { $0.duration(to: clock.now).secondsValue } ?? 0
             watcher.metrics.oldestStaleAge(pipeline: plan.pipeline.name, seconds: age)
         }
-    }
-}
-
-/// Set once the backlog lane is drained, for the fresh lane to stop after its pass.
-private final class DrainedFlag: Sendable {
-    private let value = Atomic<Bool>(false)
-
-    var isSet: Bool { value.load(ordering: .relaxed) }
-
-    func set() {
-        value.store(true, ordering: .relaxed)
     }
 }

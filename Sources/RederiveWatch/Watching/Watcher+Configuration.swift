@@ -24,9 +24,14 @@ extension Watcher {
         /// own, beside a lane that derives records written meanwhile, so that those are not queued
         /// behind it. Fewer are derived at once.
         public var backlogThreshold = 1_000
-        /// The shortest time between two passes of the fresh lane while a backlog drains: each pass
-        /// looks through the table for fresh records, which costs the backlog a little.
+        /// While a backlog drains, the shortest time between two looks for fresh records (new,
+        /// rewritten, invalidated) that found none: the backlog's workers look before their claims
+        /// when the store signalled a change, and derive what they find ahead of the backlog.
         public var freshPassInterval: Duration = .milliseconds(20)
+        /// The longest a rewritten or invalidated record waits while records keep being written: the
+        /// watcher looks for fresh records where it last found some (new records come last), and
+        /// through the whole table at most this often.
+        public var freshSweepInterval: Duration = .seconds(1)
         /// The longest wait between attempts while the database cannot be reached.
         public var maximumBackoff: Duration = .seconds(30)
 
@@ -41,7 +46,7 @@ extension Watcher {
             for (name, value) in [
                 ("signal interval", signalInterval), ("poll interval", pollInterval), ("drain timeout", drainTimeout),
                 ("run window", runWindow), ("quiet period", quietPeriod), ("maximum backoff", maximumBackoff),
-                ("fresh pass interval", freshPassInterval),
+                ("fresh pass interval", freshPassInterval), ("fresh sweep interval", freshSweepInterval),
             ] where value <= .zero {
                 throw RederiveError(.invalidArgument, "the \(name) must be positive")
             }

@@ -14,8 +14,10 @@ import ServiceLifecycle
 /// It derives new records, payloads another program replaced, and records made stale by a new
 /// build's logic versions or by `invalidate`, with the engine's runner: the same lease, claims, workers
 /// and writer as `rederive run`, so every guarantee of a run holds (nothing committed twice, a
-/// replaced payload never stored with old values). It looks for stale records whenever the store
-/// signals a commit (`ChangeSignaling`), and every ``Configuration/pollInterval`` regardless.
+/// replaced payload never stored with old values). Whenever the store signals a commit
+/// (`ChangeSignaling`) it derives the records written since it last looked; it counts and derives
+/// every stale record when it starts and every ``Configuration/pollInterval``. While a backlog drains
+/// (a logic version's), records written meanwhile are claimed ahead of it, in the same stream.
 ///
 /// **History.** A watcher records runs as `rederive run` does, one run per busy period: a run starts
 /// when the watcher finds records to derive, and ends once it has found nothing for
@@ -29,7 +31,8 @@ import ServiceLifecycle
 ///
 /// **Outages.** While the database cannot be reached the watcher keeps running: ``health`` reads not
 /// ready, it tries again after a wait that doubles up to ``Configuration/maximumBackoff`` (with
-/// jitter), and logs the outage once when it starts and once when it ends. Only errors no retry can
+/// jitter), and the outage is logged once when it starts and once when it ends (by the store, when
+/// it logs its outages itself, as PostgreSQL's does). Only errors no retry can
 /// mend end it: an unknown processor name, a processor that returns the wrong number of values.
 public struct Watcher: Service {
     /// Where records are read from and results committed to.
@@ -85,7 +88,7 @@ public struct Watcher: Service {
         let plans = try Runner(store: store, pipelines: pipelines, configuration: runnerConfiguration).makePlans()
         metrics.buildInfo(version: RederiveVersion.current)
         metrics.leaseHeld(false)
-        let outages = OutageLog(logger: logger, metrics: metrics, health: health)
+        let outages = OutageLog(logger: logger, metrics: metrics, health: health, storeLogsOutages: store.logsOutages)
         let mailbox = ChangeMailbox.listening(to: store.changeSignals(checkingEvery: configuration.signalInterval))
         defer { mailbox.stop() }
         var backoff = Backoff(maximum: configuration.maximumBackoff)
@@ -141,6 +144,7 @@ public struct Watcher: Service {
         return try await LeaseKeeper.acquire(
             store: store, worker: worker, duration: configuration.runner.leaseDuration,
             pollInterval: configuration.runner.leasePollInterval, progress: NoProgress(), logger: logger,
+            throttles: configuration.runner.throttles,
             renewed: { failure in
                 guard let failure else {
                     outages.recovered()

@@ -3,16 +3,23 @@ import Rederive
 import RederiveCodec
 import Testing
 
-/// Every store that keeps projections writes one with each record's values, derives a bump of a
-/// payload processor from it, and falls back to the payload, counting why, when it does not serve.
-/// PostgreSQL keeps none yet (issue 24's PostgreSQL part is open): its pipelines derive from payloads.
+/// Every store writes a projection with each record's values, derives a bump of a payload processor
+/// from it, and falls back to the payload, counting why, when it does not serve.
 @Suite("Store conformance: projections", .timeLimit(.minutes(5)))
 struct ProjectionConformanceTests {
     static func projections(_ fixture: StoreFixture) throws -> any ProjectionStoring {
         try #require(fixture.store as? any ProjectionStoring, "the store keeps no projections")
     }
 
-    @Test(arguments: StoreUnderTest.keepingProjections)
+    /// Items `k0` to `k3` of a pipeline with a projection, derived once: each has its projection.
+    static func derivedWithProjections(_ fixture: StoreFixture) async throws -> ConformancePipeline {
+        let conformance = ConformancePipeline(projectionVersion: 1)
+        try await fixture.seed(conformance.pipeline, count: 4)
+        _ = try await fixture.run(conformance.pipeline)
+        return conformance
+    }
+
+    @Test(arguments: StoreUnderTest.all)
     func aBumpDerivesFromProjectionsToTheSameValues(kind: StoreUnderTest) async throws {
         try await StoreFixture.with(kind) { fixture in
             let conformance = ConformancePipeline(projectionVersion: 1)
@@ -44,12 +51,10 @@ struct ProjectionConformanceTests {
         }
     }
 
-    @Test(arguments: StoreUnderTest.keepingProjections)
+    @Test(arguments: StoreUnderTest.all)
     func aReplacedPayloadANewVersionAndDroppedProjectionsFallBack(kind: StoreUnderTest) async throws {
         try await StoreFixture.with(kind) { fixture in
-            var conformance = ConformancePipeline(projectionVersion: 1)
-            try await fixture.seed(conformance.pipeline, count: 4)
-            _ = try await fixture.run(conformance.pipeline)
+            var conformance = try await Self.derivedWithProjections(fixture)
             let projections = try Self.projections(fixture)
 
             // A payload replaced: its record derives from the new payload, the others from projections.
@@ -81,7 +86,60 @@ struct ProjectionConformanceTests {
         }
     }
 
-    @Test(arguments: StoreUnderTest.keepingProjections)
+    @Test(arguments: StoreUnderTest.all)
+    func aCorruptedProjectionFallsBackToItsPayload(kind: StoreUnderTest) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            var conformance = try await Self.derivedWithProjections(fixture)
+            let projections = try Self.projections(fixture)
+            let overwrite = try #require(fixture.overwriteProjection, "the fixture cannot overwrite a stored projection")
+
+            // k1's projection holds k3's bytes: they decode, to another item, but fail k1's checksum.
+            let ids = try await fixture.ids(conformance.pipeline)
+            let samples = try await projections.projectionSamples(conformance.pipeline, limit: 100)
+            let k3 = try #require(samples.first { $0.recordID == ids["k3"] })
+            let k1 = try #require(ids["k1"])
+            try await overwrite(k1, k3.projection, conformance.pipeline)
+            #expect(try await projections.projectionSamples(conformance.pipeline, limit: 100).count { !$0.checksumMatches } == 1)
+
+            conformance.totalVersion = 2
+            let bump = try await fixture.run(conformance.pipeline)
+            #expect(bump.projections.used == 3 && bump.projections.fallbacks == [.checksumMismatch: 1])
+            // Its payload's values (1 + 1 + 2), never k3's (3 + 1 + 2); and its projection written again.
+            #expect(try await fixture.values(of: "k1", conformance.pipeline)?["total"] == .real(4))
+            let rewritten = try await projections.projectionSamples(conformance.pipeline, limit: 100)
+            #expect(rewritten.count == 4 && rewritten.allSatisfy(\.checksumMatches))
+            #expect(rewritten.first { $0.recordID == k1 }?.projection != k3.projection)
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.all)
+    func aClaimHandsOutProjectionsAndPayloadsInIDOrderAndCountsOnlyPayloadsAgainstItsByteLimit(kind: StoreUnderTest) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            var conformance = try await Self.derivedWithProjections(fixture)
+            try await fixture.replace("k2", label: "s2", values: [100, 1], in: conformance.pipeline)
+            conformance.totalVersion = 2
+            let plan = conformance.plan
+            let ids = try await fixture.ids(plan.pipeline)
+            let lease = try await fixture.lease(1)
+            let run = try await fixture.store.startRun([plan], lease: lease)
+
+            // k0 and k1 come from their projections, which hold no payload bytes; k2's payload
+            // replaced, it comes with its payload, which reaches the limit and ends the claim.
+            let first = try await fixture.store.claim(plan, limit: 4, byteLimit: 1, lease: lease)
+            #expect(first.map(\.recordID) == ["k0", "k1", "k2"].map { ids[$0] })
+            #expect(first.map { $0.projection != nil } == [true, true, false])
+            #expect(first.map(\.payloadRead) == [false, false, true])
+            #expect(first.map { $0.payload != nil } == [false, false, true])
+            #expect(first.map(\.projectionFallback) == [nil, nil, .payloadChanged])
+            let rest = try await fixture.store.claim(plan, limit: 4, byteLimit: 1, lease: lease)
+            #expect(rest.map(\.recordID) == [ids["k3"]] && rest.first?.projection != nil)
+            #expect(try await fixture.store.claim(plan, limit: 4, byteLimit: 1, lease: lease).isEmpty)
+            try await fixture.store.finishRun(run.id, status: .completed, counts: RunCounts(), lease: lease)
+            try await fixture.store.releaseLease(lease)
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.all)
     func aPipelineWithoutAProjectionKeepsNone(kind: StoreUnderTest) async throws {
         try await StoreFixture.with(kind) { fixture in
             let pipeline = ConformancePipeline().pipeline

@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 import Rederive
-import RederiveMemory
+@testable import RederiveMemory
 import RederiveSQLite
+import Synchronization
 import Testing
 #if PostgreSQL
 import RederivePostgres
@@ -10,6 +11,7 @@ import RederivePostgres
 
 /// Everything a store offers commands and runs: what the conformance suite holds every store to.
 typealias ConformingStore = RecordStore & StoreReporting & StoreAdministration & StoredValueReading & VerificationSource
+    & RunControlling
 
 /// One kind of store the conformance suite runs against; each test makes a fresh, empty one.
 ///
@@ -32,12 +34,6 @@ struct StoreUnderTest: Sendable, CustomTestStringConvertible {
         return stores
     }
 
-    /// The stores that keep projections of decoded inputs (`ProjectionStoring`): not PostgreSQL yet,
-    /// whose pipelines derive from payloads; open work, not accepted behaviour.
-    static var keepingProjections: [StoreUnderTest] {
-        all.filter { $0.name != "PostgreSQL" }
-    }
-
     static let sqlite = StoreUnderTest(name: "SQLite") {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rederive-conformance-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -50,7 +46,16 @@ struct StoreUnderTest: Sendable, CustomTestStringConvertible {
                     try db.execute(sql: "DELETE FROM \(pipeline.table) WHERE \(pipeline.keyColumn ?? "key") = ?", arguments: [key])
                 }
             },
-            close: { try? FileManager.default.removeItem(at: directory) }
+            close: { try? FileManager.default.removeItem(at: directory) },
+            overwriteProjection: { recordID, bytes, pipeline in
+                try await store.write { db in
+                    try db.execute(
+                        sql: "UPDATE rederive_projections SET bytes = ? WHERE pipeline = ? AND record_id = ?",
+                        arguments: [Data(bytes), pipeline.name, recordID]
+                    )
+                    #expect(db.changesCount == 1)
+                }
+            }
         )
     }
 
@@ -65,7 +70,17 @@ struct StoreUnderTest: Sendable, CustomTestStringConvertible {
                 else { throw RederiveError(.unknownName, "no record \(key)") }
                 try store.delete(id, from: pipeline)
             },
-            close: {}
+            close: {},
+            overwriteProjection: { recordID, bytes, pipeline in
+                try store.state.withLock { state in
+                    let key = ProjectionKey(pipeline: pipeline.name, recordID: recordID)
+                    let stored = try #require(state.projections[key])
+                    state.projections[key] = MemoryProjection(
+                        generation: stored.generation, version: stored.version, checksum: stored.checksum,
+                        payloadDigest: stored.payloadDigest, bytes: bytes
+                    )
+                }
+            }
         )
     }
 
@@ -86,7 +101,15 @@ struct StoreUnderTest: Sendable, CustomTestStringConvertible {
                     "DELETE FROM \(pipeline.table) WHERE \(pipeline.keyColumn ?? "key") = '\(key)'"
                 )
             },
-            close: { store.close() }
+            close: { store.close() },
+            overwriteProjection: { recordID, bytes, pipeline in
+                let hex = bytes.map { String(format: "%02x", $0) }.joined()
+                let updated = try server.psql(
+                    PostgresServer.databaseName(in: url),
+                    "UPDATE rederive_projections SET bytes = '\\x\(hex)' WHERE pipeline = '\(pipeline.name)' AND record_id = \(recordID) RETURNING record_id"
+                )
+                #expect(updated.trimmingCharacters(in: .whitespacesAndNewlines) == String(recordID))
+            }
         )
     }
     #endif
@@ -104,6 +127,9 @@ struct StoreFixture: Sendable {
     /// Deletes the record with this key, as the app deleting its row would.
     let deleteRecord: @Sendable (String, Pipeline) async throws -> Void
     let close: @Sendable () -> Void
+    /// Replaces the bytes of a record's stored projection and nothing else, as a fault of the disk or
+    /// another program would: its checksum no longer matches. Nil for a store that keeps no projections.
+    var overwriteProjection: (@Sendable (_ recordID: Int64, _ bytes: [UInt8], Pipeline) async throws -> Void)? = nil
 
     /// Runs `body` on a fresh store of `kind`, closing it afterwards.
     static func with<T>(_ kind: StoreUnderTest, _ body: (StoreFixture) async throws -> T) async throws -> T {
