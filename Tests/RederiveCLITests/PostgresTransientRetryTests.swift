@@ -4,7 +4,9 @@ import Testing
 
 /// A claim or a commit that the server rolls back for the moment (here a lock not granted within the
 /// database's `lock_timeout`, SQLSTATE 55P03) is tried again: the run completes, no record fails, and
-/// the summary and `--progress json` count the retries.
+/// the summary and `--progress json` count the retries. The commit's first statements are prepared
+/// while the lock is held, so their preparation fails too: a retry must prepare them again rather than
+/// meet PostgresNIO's remembered failure on the same connection (it did, until the 60 s retry limit).
 @Suite("transient errors on PostgreSQL", .enabled(if: PostgresServer.testsRun, PostgresServer.skipReason), .timeLimit(.minutes(3)))
 struct PostgresTransientRetryTests {
     @Test func aCommitRefusedByALockTimeoutIsTriedAgainAndNoRecordFails() async throws {
