@@ -1,4 +1,3 @@
-import Dispatch
 import Rederive
 import Synchronization
 
@@ -16,14 +15,10 @@ extension MemoryStore: PayloadImporting {
         guard pipeline.keyColumn != nil else {
             throw RederiveError(.invalidArgument, "pipeline \"\(pipeline.name)\" has no key column to import files under")
         }
-        let items = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[ImportItem], any Error>) in
-            DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(with: Result {
-                    var items: [ImportItem] = []
-                    while let item = try next() { items.append(item) }
-                    return items
-                })
-            }
+        let items = try await BlockingWork.run {
+            var items: [ImportItem] = []
+            while let item = try next() { items.append(item) }
+            return items
         }
         return try state.withLock { state in
             var counts = ImportCounts()

@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// The continuation of one piece of work, resumed once: by the work or by giving up on it.
@@ -18,10 +17,7 @@ final class Waiter<T: Sendable>: Sendable {
 
     func abandon(after grace: Duration) {
         cancelled.store(true, ordering: .relaxed)
-        let nanoseconds = Int(min(grace.secondsValue * 1e9, Double(Int.max / 2)))
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
-            self.resume(returning: nil)
-        }
+        BlockingWork.after(grace) { self.resume(returning: nil) }
     }
 
     /// Runs `work` in a task of its own and waits for it; once the calling task is cancelled, waits at

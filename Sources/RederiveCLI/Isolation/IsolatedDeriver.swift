@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 import Rederive
 import RederiveCodec
@@ -36,11 +35,7 @@ final class IsolatedDeriver: RecordDeriver {
     func result(for record: PendingRecord, pipeline: Pipeline, maximumPayloadSize: Int, worker: Int) async -> RecordResult {
         let slot = worker % slots.count
         // Blocking pipe I/O belongs on threads of its own, not on the cooperative pool.
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: self.derive(record, pipeline: pipeline, maximumPayloadSize: maximumPayloadSize, slot: slot))
-            }
-        }
+        return await BlockingWork.run { self.derive(record, pipeline: pipeline, maximumPayloadSize: maximumPayloadSize, slot: slot) }
     }
 
     /// Derives one record on the slot's worker, starting or replacing the worker as needed.

@@ -18,11 +18,7 @@ struct PostgresMigrationDatabase: MigrationDatabase {
     static func run(
         _ body: @escaping @Sendable (any MigrationDatabase) throws -> Void, on connection: PostgresConnection, logger: Logger
     ) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(with: Result { try body(PostgresMigrationDatabase(connection: connection, logger: logger)) })
-            }
-        }
+        try await BlockingWork.run { try body(PostgresMigrationDatabase(connection: connection, logger: logger)) }
     }
 
     func execute(_ statement: MigrationSQL) throws {

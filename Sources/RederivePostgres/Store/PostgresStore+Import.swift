@@ -1,5 +1,4 @@
 #if PostgreSQL
-import Dispatch
 import PostgresNIO
 import Rederive
 import RederiveCodec
@@ -76,18 +75,14 @@ extension PostgresStore: PayloadImporting {
     private static func takeStatement(
         from next: @escaping @Sendable () throws -> ImportItem?, items: Int, bytes: Int
     ) async throws -> [ImportItem] {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result {
-                    var taken: [ImportItem] = []
-                    var size = 0
-                    while taken.count < items, size < bytes, let item = try next() {
-                        taken.append(item)
-                        size += item.payload.count
-                    }
-                    return taken
-                })
+        try await BlockingWork.run {
+            var taken: [ImportItem] = []
+            var size = 0
+            while taken.count < items, size < bytes, let item = try next() {
+                taken.append(item)
+                size += item.payload.count
             }
+            return taken
         }
     }
 

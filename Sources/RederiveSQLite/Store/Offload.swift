@@ -1,4 +1,4 @@
-import Dispatch
+import Rederive
 
 /// Runs blocking database work off the cooperative thread pool and waits for it.
 ///
@@ -6,9 +6,5 @@ import Dispatch
 /// must complete even when the run's task is being cancelled. The runner checks for cancellation
 /// between batches instead.
 func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global(qos: .userInitiated).async {
-            continuation.resume(with: Result { try work() })
-        }
-    }
+    try await BlockingWork.run(work)
 }
