@@ -13,27 +13,9 @@ struct PostgresRunControlTests {
     static let seed = "12"
 
     @Test func aPauseFromAThirdHostHoldsBothWorkersAndAResumeFinishesTheRunOnce() async throws {
-        let sqliteValues = try await TestStore.sqlite.withHarness { harness in
-            _ = try await harness.rederive("generate", "--count", String(Self.count), "--seed", Self.seed, "--corrupt", "0.03")
-            _ = try await harness.rederive("run", "--progress", "none")
-            return try PostgresCommandTests.derivedValues(harness)
-        }
-        let hosts = try CrossHosts.make(workers: 3)
-        defer { hosts.tearDown() }
-        if let reason = hosts.loopbackReason {
-            Issue.record("on loopback, not across hosts: network namespaces cannot be created here (\(reason))", severity: .warning)
-        }
-        let server = hosts.server
-        let database = try server.makeDatabase().split(separator: "/").last.map { String($0.prefix { $0 != "?" }) } ?? ""
-        let url = hosts.url(database: database)
-        try await CommandHarness.withHarness(serverDatabase: url) { harness in
-            let workers = Workers()
-            defer { workers.killRemaining() }
-            let generated = try await RederiveProcess.run(
-                ["generate", "--db", url, "--count", String(Self.count), "--seed", Self.seed, "--corrupt", "0.03"],
-                wrapper: hosts.wrapper(worker: 0), in: harness.directory
-            )
-            try #require(generated.status == 0, "\(generated.errors)")
+        try await CrossHostCorpus.with(count: Self.count, seed: Self.seed, workers: 3) { corpus in
+            let (hosts, server, database, url) = (corpus.hosts, corpus.server, corpus.database, corpus.url)
+            let (harness, workers, sqliteValues) = (corpus.harness, corpus.workers, corpus.sqliteValues)
 
             // Paced to about 10 s, with a heartbeat every second.
             let arguments = ["run", "--db", url, "--parallel", "2", "--batch-size", "10", "--max-rate", "10",

@@ -30,6 +30,51 @@ struct PostgresSharedRunProgressTests {
         }
     }
 
+    @Test func progressJSONCarriesTheSharedRunsFiguresOncePerHeartbeat() async throws {
+        try await TestStore.postgres.withHarness { harness in
+            let url = try #require(harness.serverDatabase)
+            let count = 600
+            _ = try await harness.rederive("generate", "--count", String(count), "--seed", "27")
+            // Paced, with a heartbeat every second.
+            let arguments = ["run", "--db", url, "--parallel", "1", "--batch-size", "5", "--max-rate", "25", "--lease-duration", "3", "--progress", "json"]
+            let workers = try (0..<2).map { _ in try RederiveProcess.start(arguments, in: harness.directory) }
+            defer { for worker in workers where !worker.hasEnded { worker.kill() } }
+            // A `shared` event once both workers have a share with a rate of their own.
+            func bothShares(_ event: [String: Any]) -> Bool {
+                let shares = event["workers"] as? [[String: Any]] ?? []
+                return shares.count == 2 && shares.allSatisfy { $0["recentRate"] is Double }
+            }
+            let output = try await workers[0].waitForOutput { Self.events($0, "shared").contains(where: bothShares) }
+            let event = try #require(Self.events(output, "shared").last(where: bothShares), "\(output) \(workers[0].errorsSoFar())")
+            let started = try #require(Self.events(output, "started").first, "\(output)")
+            #expect(event["runId"] as? Int == started["runId"] as? Int, "\(event)")
+            #expect(event["total"] as? Int == count, "\(event)")
+            let done = try #require(event["done"] as? Int)
+            #expect(done > 0 && done < count, "\(event)")
+            #expect((event["recentRate"] as? Double ?? 0) > 0, "\(event)")
+            #expect((event["etaSeconds"] as? Double ?? 0) > 0, "\(event)")
+            let shares = try #require(event["workers"] as? [[String: Any]])
+            #expect(Set(shares.compactMap { $0["pid"] as? Int }) == Set(workers.map { Int($0.child.pid) }), "\(event)")
+            #expect(shares.allSatisfy { $0["share"] is Double && $0["lastHeartbeat"] is String && $0["lastCommit"] is String }, "\(event)")
+            #expect(shares.reduce(0) { $0 + ($1["done"] as? Int ?? 0) } == done, "\(event)")
+
+            // Nothing of the run follows a worker's `finished` event.
+            for worker in workers {
+                let outcome = try await worker.wait()
+                #expect(outcome.status == 0, "\(outcome.errors)")
+                let kinds = Self.events(outcome.output).compactMap { $0["event"] as? String }
+                #expect(kinds.last == "finished", "\(outcome.output)")
+            }
+        }
+    }
+
+    /// The JSON objects of `output`'s complete lines, only those of event `kind` when given.
+    static func events(_ output: String, _ kind: String? = nil) -> [[String: Any]] {
+        output.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+        }.filter { kind == nil || $0["event"] as? String == kind }
+    }
+
     /// Once both workers have committed twice, `status` shows the run and both shares.
     static func expectProgress(
         of workers: [RederiveProcess], count: Int, harness: CommandHarness, server: PostgresServer, database: String

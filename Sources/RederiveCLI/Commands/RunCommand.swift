@@ -37,7 +37,10 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Also retry records whose last attempt at this version and payload failed.")
     var retryFailed = false
 
-    @Option(help: "Progress display: a bar on a terminal and plain lines otherwise (auto), or as named.")
+    @Option(help: ArgumentHelp(
+        "Progress display: a bar on a terminal and plain lines otherwise (auto), or as named.",
+        discussion: "json writes one object per event on standard output; on PostgreSQL also, once per heartbeat, a `shared` event with what status shows of the whole run: done of total, the rate lately, the time left, each worker's share and last heartbeat."
+    ))
     var progress: ProgressStyle = .auto
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Derive at most this many records per second.", valueName: "records"))
@@ -141,13 +144,21 @@ struct RunCommand: AsyncParsableCommand {
         configuration.deriver = isolated
         configuration.throttles = try await throttles.throttles(on: store, database: database)
         defer { isolated?.shutdown() }
+        // JSON progress on a store many workers share also carries the whole run's figures, once per heartbeat.
+        let events = progress.reporter(console: console)
+        let shared = progress == .json
+            ? (store as? any SharedRunReporting).map { SharedRunProgressLines(events: events, store: $0, console: console) }
+            : nil
         let runner = Runner(
             store: store,
             pipelines: try database.pipelines(),
             configuration: configuration,
-            progress: progress.reporter(console: console),
+            progress: shared ?? events,
             logger: logging.logger(label: "rederive.run", console: console)
         )
+        let heartbeat = configuration.leaseDuration / 3
+        let following = shared.map { shared in Task { await shared.follow(every: heartbeat) } }
+        defer { following?.cancel() }
         let task = Task { try await runner.run() }
         let signals = SignalCancellation(cancelling: task, console: console)
         defer { signals.stop() }

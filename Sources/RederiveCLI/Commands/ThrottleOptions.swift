@@ -2,12 +2,13 @@ import ArgumentParser
 import Foundation
 import Rederive
 
-/// The throttles of `run`: options that hold its claims while the database says so, checked with a
-/// backoff while they hold, named by `rederive status` and logged when they start and end.
+/// The throttles of `run` and `watch`: options that hold their claims while the database says so,
+/// checked with a backoff while they hold, named by `rederive status` and logged when they start and
+/// end.
 struct ThrottleOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "Hold claims while this SQL query returns true (one row of one boolean).",
-        discussion: "Run read-only every --pause-while-interval seconds, backing off to 4 times that while it holds: a maintenance flag, autovacuum on the table, anything a query can read. A query that fails or returns anything else stops the run before it starts.",
+        discussion: "Run read-only every --pause-while-interval seconds, backing off to 4 times that while it holds: a maintenance flag, autovacuum on the table, anything a query can read. A query that fails or returns anything else stops the run or watcher before it starts.",
         valueName: "sql"
     ))
     var pauseWhile: String?

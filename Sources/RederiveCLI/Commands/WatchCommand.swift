@@ -20,7 +20,8 @@ struct WatchCommand: AsyncParsableCommand {
             connections' commits within milliseconds; on PostgreSQL it is notified. It also looks every \
             --poll-interval regardless. SIGTERM or SIGINT stop it: claims stop, the records in flight are \
             committed (within --drain-timeout), the lease is released, and it exits with status 0. While the \
-            database cannot be reached it keeps running and tries again. `rederive history` shows its work \
+            database cannot be reached it keeps running and tries again. rederive pause and the throttles \
+            hold its claims as they hold a run's; rederive cancel ends its run, and it watches on. `rederive history` shows its work \
             as runs: one from the moment it finds records stale until it has found none for 10 s, at most 15 \
             minutes each.
             """
@@ -61,6 +62,8 @@ struct WatchCommand: AsyncParsableCommand {
     ))
     var metricsAddress: String?
 
+    @OptionGroup(title: "Throttles") var throttles: ThrottleOptions
+
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
@@ -97,6 +100,7 @@ struct WatchCommand: AsyncParsableCommand {
         var runner = Runner.Configuration(parallelism: parallel)
         batches.apply(to: &runner)
         runner.leaseDuration = Self.duration(leaseDuration)
+        runner.throttles = try await throttles.throttles(on: store, database: database)
         var configuration = Watcher.Configuration(runner: runner)
         configuration.pollInterval = Self.duration(pollInterval)
         configuration.drainTimeout = Self.duration(drainTimeout)
