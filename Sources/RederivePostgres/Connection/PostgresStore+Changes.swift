@@ -1,6 +1,7 @@
 #if PostgreSQL
 import PostgresNIO
 import Rederive
+import Synchronization
 
 /// Telling watchers that records may have become stale: a statement trigger on each pipeline's table
 /// notifies channel `rederive_changes` once per statement that writes payloads, and
@@ -57,7 +58,12 @@ extension PostgresStore: ChangeSignaling {
     /// The store logs each outage once when it begins and once when it ends.
     public var logsOutages: Bool { true }
 
-    /// Does nothing: a claim that reaches the end of the ids looks again from the first record by itself.
-    public func restartClaims(_ plan: RunPlan, lease: WorkerLease) {}
+    /// Forgets where the lease's claims of the plan reached: the next claim looks from the first record.
+    /// A claim of a whole run or a backlog that reaches the end of the ids looks again from the first
+    /// record by itself; a fresh lane's goes on from where it reached until this is called.
+    public func restartClaims(_ plan: RunPlan, lease: WorkerLease) {
+        let key = ClaimPositionKey(token: lease.token, pipeline: plan.pipeline.name, lane: plan.lane)
+        _ = claimPositions.withLock { $0.removeValue(forKey: key) }
+    }
 }
 #endif
