@@ -57,54 +57,12 @@ mkdir -p "$work"
 "$before" --version
 "$after" --version
 
-as_server() {
-    if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
-}
-cluster=$(mktemp -d "${TMPDIR:-/tmp}/rederive-statusbench-XXXXXX")
-started_pids=()
-on_exit() {
-    for pid in "${started_pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
-    as_server "$pgbin/pg_ctl" -D "$cluster/data" -m immediate -w stop >/dev/null 2>&1 || true
-    rm -rf "$cluster"
-}
-trap on_exit EXIT
-trap 'exit 130' INT TERM
-if [ "$(id -u)" = 0 ]; then chown postgres:postgres "$cluster"; fi
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-as_server "$pgbin/initdb" -D "$cluster/data" -U postgres --auth=trust -E UTF8 --no-sync >/dev/null
-cat >>"$cluster/data/postgresql.conf" <<CONF
-listen_addresses = '127.0.0.1'
-port = $port
-unix_socket_directories = '$cluster'
-fsync = off
-shared_preload_libraries = 'pg_stat_statements'
-pg_stat_statements.track = top
-CONF
-as_server "$pgbin/pg_ctl" -D "$cluster/data" -l "$cluster/server.log" -w -t 60 start >/dev/null
-postmaster=$(head -1 "$cluster/data/postmaster.pid")
+source Benchmarks/postgres-cluster.sh
+start_cluster statusbench "fsync = off" "shared_preload_libraries = 'pg_stat_statements'" "pg_stat_statements.track = top"
 
 url() { echo "postgres://postgres@127.0.0.1:$port/$1?sslmode=disable"; }
 pg() { local database=$1; shift; "$pgbin/psql" -h 127.0.0.1 -p "$port" -U postgres -X -v ON_ERROR_STOP=1 -A -t -q -F ' ' -d "$database" "$@"; }
 pg postgres -c "CREATE EXTENSION pg_stat_statements"
-
-# CPU seconds of the server so far: every postgres process, and the backends that already ended.
-server_cpu() {
-    python3 - "$postmaster" <<'PY'
-import os, sys
-postmaster, ticks = sys.argv[1], 0
-for pid in filter(str.isdigit, os.listdir("/proc")):
-    try:
-        stat = open(f"/proc/{pid}/stat").read()
-    except OSError:
-        continue
-    fields = stat[stat.rindex(")") + 2:].split()
-    if pid == postmaster:
-        ticks += sum(map(int, fields[11:15]))
-    elif fields[1] == postmaster:
-        ticks += int(fields[11]) + int(fields[12])
-print(ticks / os.sysconf("SC_CLK_TCK"))
-PY
-}
 
 # Builds database $1 of $2 records with rederive $3: a real corpus derived by a real run, then copies.
 build() {

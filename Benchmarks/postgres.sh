@@ -51,10 +51,6 @@ only="${POSTGRES_ONLY:-throughput,feed,takeover}"
 pgbin="${POSTGRES_BIN:-/usr/lib/postgresql/15/bin}"
 mkdir -p "$BENCH_DIR"
 
-if [ ! -x "$pgbin/initdb" ]; then
-    echo "no PostgreSQL server binaries at $pgbin (set POSTGRES_BIN)" >&2
-    exit 1
-fi
 if [ -n "${REDERIVE_BIN:-}" ]; then
     rederive="$REDERIVE_BIN"
 else
@@ -63,41 +59,13 @@ else
 fi
 "$rederive" --version
 
-# The cluster: as user postgres when run as root (the server refuses to run as root).
-as_server() {
-    if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
-}
-cluster=$(mktemp -d "${TMPDIR:-/tmp}/rederive-pgbench-XXXXXX")
+source Benchmarks/postgres-cluster.sh
 # What each run measured, kept after the cluster is gone.
 work="$BENCH_DIR/postgres-run"
 rm -rf "$work"
-stop_cluster() {
-    as_server "$pgbin/pg_ctl" -D "$cluster/data" -m immediate -w stop >/dev/null 2>&1 || true
-    rm -rf "$cluster"
-}
-# Stops the workers this script started, by their process ids, before the cluster.
-started_pids=()
-on_exit() {
-    for pid in "${started_pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
-    stop_cluster
-}
-trap on_exit EXIT
-trap 'exit 130' INT TERM
-if [ "$(id -u)" = 0 ]; then chown postgres:postgres "$cluster"; fi
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-as_server "$pgbin/initdb" -D "$cluster/data" -U postgres --auth=trust -E UTF8 --no-sync >/dev/null
-cat >>"$cluster/data/postgresql.conf" <<CONF
-listen_addresses = '127.0.0.1'
-port = $port
-unix_socket_directories = '$cluster'
-shared_preload_libraries = 'pg_stat_statements'
-pg_stat_statements.track = top
-pg_stat_statements.max = 10000
-pg_stat_statements.track_planning = on
-CONF
-as_server "$pgbin/pg_ctl" -D "$cluster/data" -l "$cluster/server.log" -w -t 60 start >/dev/null
+start_cluster pgbench "shared_preload_libraries = 'pg_stat_statements'" "pg_stat_statements.track = top" \
+    "pg_stat_statements.max = 10000" "pg_stat_statements.track_planning = on"
 mkdir -p "$work"
-postmaster=$(head -1 "$cluster/data/postmaster.pid")
 
 database=bench
 url="postgres://postgres@127.0.0.1:$port/$database?sslmode=disable"
@@ -105,33 +73,6 @@ pg() { "$pgbin/psql" -h 127.0.0.1 -p "$port" -U postgres -X -v ON_ERROR_STOP=1 -
 database=postgres pg -c "CREATE DATABASE bench"
 pg -c "CREATE EXTENSION pg_stat_statements"
 sqlite="$work/corpus.sqlite"
-
-# Waits until no other client backend is left, so that the ended ones have flushed their counts.
-quiesce() {
-    until [ "$(pg -c "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()")" = 0 ]; do
-        sleep 0.05
-    done
-    sleep 0.2
-}
-
-# CPU seconds of the server so far: every postgres process, and the backends that already ended.
-server_cpu() {
-    python3 - "$postmaster" <<'PY'
-import os, sys
-postmaster, ticks = sys.argv[1], 0
-for pid in filter(str.isdigit, os.listdir("/proc")):
-    try:
-        stat = open(f"/proc/{pid}/stat").read()
-    except OSError:
-        continue
-    fields = stat[stat.rindex(")") + 2:].split()  # from field 3 (state): ppid is [1], utime..cstime [11:15]
-    if pid == postmaster:
-        ticks += sum(map(int, fields[11:15]))
-    elif fields[1] == postmaster:
-        ticks += int(fields[11]) + int(fields[12])
-print(ticks / os.sysconf("SC_CLK_TCK"))
-PY
-}
 
 # Every run with its counts: its row's plus the shares its workers' commits added.
 runs_counted="(SELECT r.id, r.derived + coalesce(sum(s.derived), 0) AS derived,

@@ -32,10 +32,6 @@ parallel="${PG_PROJECTIONS_PARALLEL:-2}"
 pgbin="${POSTGRES_BIN:-/usr/lib/postgresql/15/bin}"
 mkdir -p "$BENCH_DIR"
 
-if [ ! -x "$pgbin/initdb" ]; then
-    echo "no PostgreSQL server binaries at $pgbin (set POSTGRES_BIN)" >&2
-    exit 1
-fi
 if [ -n "${REDERIVE_BIN:-}" ]; then
     rederive="$REDERIVE_BIN"
 else
@@ -44,59 +40,16 @@ else
 fi
 "$rederive" --version
 
-as_server() {
-    if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
-}
-cluster=$(mktemp -d "${TMPDIR:-/tmp}/rederive-pgproj-XXXXXX")
+source Benchmarks/postgres-cluster.sh
 work="$BENCH_DIR/postgres-projections"
 rm -rf "$work"
 mkdir -p "$work"
-trap 'as_server "$pgbin/pg_ctl" -D "$cluster/data" -m immediate -w stop >/dev/null 2>&1 || true; rm -rf "$cluster"' EXIT
-trap 'exit 130' INT TERM
-if [ "$(id -u)" = 0 ]; then chown postgres:postgres "$cluster"; fi
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-as_server "$pgbin/initdb" -D "$cluster/data" -U postgres --auth=trust -E UTF8 --no-sync >/dev/null
-cat >>"$cluster/data/postgresql.conf" <<CONF
-listen_addresses = '127.0.0.1'
-port = $port
-unix_socket_directories = '$cluster'
-shared_preload_libraries = 'pg_stat_statements'
-pg_stat_statements.track = top
-pg_stat_statements.track_planning = on
-CONF
-as_server "$pgbin/pg_ctl" -D "$cluster/data" -l "$cluster/server.log" -w -t 60 start >/dev/null
-postmaster=$(head -1 "$cluster/data/postmaster.pid")
+start_cluster pgproj "shared_preload_libraries = 'pg_stat_statements'" "pg_stat_statements.track = top" \
+    "pg_stat_statements.track_planning = on"
 url="postgres://postgres@127.0.0.1:$port/bench?sslmode=disable"
 pg() { "$pgbin/psql" -h 127.0.0.1 -p "$port" -U postgres -X -v ON_ERROR_STOP=1 -A -t -q -F ' ' -d bench "$@"; }
 "$pgbin/psql" -h 127.0.0.1 -p "$port" -U postgres -X -q -d postgres -c "CREATE DATABASE bench"
 pg -c "CREATE EXTENSION pg_stat_statements"
-
-# Waits until no other client backend is left, so that the ended ones have flushed their counts.
-quiesce() {
-    until [ "$(pg -c "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()")" = 0 ]; do
-        sleep 0.05
-    done
-    sleep 0.2
-}
-
-# CPU seconds of the server so far: every postgres process, and the backends that already ended.
-server_cpu() {
-    python3 - "$postmaster" <<'PY'
-import os, sys
-postmaster, ticks = sys.argv[1], 0
-for pid in filter(str.isdigit, os.listdir("/proc")):
-    try:
-        stat = open(f"/proc/{pid}/stat").read()
-    except OSError:
-        continue
-    fields = stat[stat.rindex(")") + 2:].split()  # from field 3 (state): ppid is [1], utime..cstime [11:15]
-    if pid == postmaster:
-        ticks += sum(map(int, fields[11:15]))
-    elif fields[1] == postmaster:
-        ticks += int(fields[11]) + int(fields[12])
-print(ticks / os.sysconf("SC_CLK_TCK"))
-PY
-}
 
 # The corpus: one copy of each export in a scratch table, then every record inserted by the server.
 "$rederive" run --db "$url" --progress none >/dev/null

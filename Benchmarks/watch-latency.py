@@ -28,7 +28,14 @@ What it does, on one store:
 5. Stops the watcher with SIGTERM once both are done (or after a deadline), and checks it exits 0.
 
 It prints the latency distribution (p50, p90, p99, max, and a histogram), both drain rates and their
-ratio, and writes them as JSON to BENCH_DIR/watch-latency-STORE.json.
+ratio, and writes them as JSON to BENCH_DIR/watch-latency-STORE.json. On PostgreSQL the cluster loads
+pg_stat_statements, and what the server executed for the watched database during the measurement
+(calls, rows and milliseconds per statement) is written to BENCH_DIR/watch-latency-postgres/
+statements-postgres.tsv. `--watch-arg` passes more arguments to `rederive watch` (`--log-level debug`
+logs each commit with its duration in watch-STORE.log there).
+
+The stores keep stamps differently: SQLite a row per record and processor, PostgreSQL a row per record
+whose JSON object holds each processor's entry; the bump and the polls are written for each.
 
 Environment: REDERIVE_BIN (a rederive with the `watch` command; with `--store postgres`, built with the
 PostgreSQL trait; otherwise this builds one in release mode), BENCH_DIR (.build-bench), POSTGRES_BIN
@@ -78,6 +85,15 @@ def run(command, **kwargs):
 # `invalidate` marks, like new ones, have no current stamp and go in its fresh lane.
 BUMP = "UPDATE rederive_stamps SET version = version - 1 WHERE current = 1"
 
+# The new records among those from an id on whose last processor's stamp is committed, and how many
+# backlog records (up to an id) were derived again by runs after a given one: on SQLite, a row per
+# record and processor.
+DERIVED_SINCE = "SELECT record_id FROM rederive_stamps WHERE pipeline = %s AND processor = %s AND record_id >= %s AND current = 1"
+DRAINED = ("SELECT count(*) FROM rederive_stamps WHERE pipeline = %s AND processor = %s AND record_id <= %s AND run_id > %s"
+           " AND current = 1")
+FIRST_UNDRAINED = ("SELECT min(record_id) FROM rederive_stamps WHERE pipeline = %s AND processor = %s AND record_id >= %s"
+                   " AND record_id <= %s AND NOT (run_id > %s AND current = 1)")
+
 # --- Stores -------------------------------------------------------------------------------------------
 
 
@@ -112,6 +128,21 @@ class SQLiteTarget:
         session = SQLiteSession(db)
         session.rows(BUMP)
         session.close()
+
+    def derived_since(self, session, first):
+        return session.rows(DERIVED_SINCE, (PIPELINE, LAST_PROCESSOR, first))
+
+    def drained(self, session, last_backlog, first_run):
+        return session.rows(DRAINED, (PIPELINE, LAST_PROCESSOR, last_backlog, first_run))[0][0]
+
+    def first_undrained(self, session, low, last_backlog, first_run):
+        return session.rows(FIRST_UNDRAINED, (PIPELINE, LAST_PROCESSOR, low, last_backlog, first_run))[0][0]
+
+    def reset_statements(self, db):
+        pass
+
+    def statements(self, db, path):
+        pass
 
     def close(self):
         pass
@@ -155,7 +186,9 @@ class PostgresTarget:
         data = os.path.join(self.cluster, "data")
         run([*self.as_server, f"{self.bin}/initdb", "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"])
         with open(os.path.join(data, "postgresql.conf"), "a") as conf:
-            conf.write(f"listen_addresses = '127.0.0.1'\nport = {self.port}\nunix_socket_directories = '{self.cluster}'\n")
+            conf.write(f"listen_addresses = '127.0.0.1'\nport = {self.port}\nunix_socket_directories = '{self.cluster}'\n"
+                       "shared_preload_libraries = 'pg_stat_statements'\npg_stat_statements.track = top\n"
+                       "pg_stat_statements.max = 10000\n")
         run([*self.as_server, f"{self.bin}/pg_ctl", "-D", data, "-l", os.path.join(self.cluster, "server.log"), "-w", "-t", "60", "start"])
         self.psql(["-d", "postgres", "-c", "CREATE DATABASE backlog"])
 
@@ -169,16 +202,69 @@ class PostgresTarget:
         return self.db_argument("backlog")
 
     def copy(self, name):
-        self.psql(["-d", "postgres", "-c", f"CREATE DATABASE {name} TEMPLATE backlog"])
+        # The template's last session may take a moment to end after its client did.
+        for attempt in range(50):
+            try:
+                self.psql(["-d", "postgres", "-c", f"CREATE DATABASE {name} TEMPLATE backlog"])
+                break
+            except subprocess.CalledProcessError as error:
+                if "being accessed by other users" not in error.stderr or attempt == 49:
+                    raise
+                time.sleep(0.2)
         return self.db_argument(name)
 
+    @staticmethod
+    def database(db):
+        return db.split("/")[-1].split("?")[0]
+
     def connect(self, db):
-        return PsqlSession(self, db.split("/")[-1].split("?")[0])
+        return PsqlSession(self, self.database(db))
 
     def mark_bumped(self, db):
         session = self.connect(db)
-        session.rows(BUMP)
+        session.rows(self.BUMP)
+        session.rows("VACUUM ANALYZE")
         session.close()
+
+    # A record's stamps are one row per pipeline on PostgreSQL, a JSON object with an entry per processor.
+    BUMP = """UPDATE rederive_stamps SET processors = (
+        SELECT jsonb_object_agg(e.key, CASE WHEN (e.value->>'current')::boolean
+            THEN jsonb_set(e.value, '{version}', to_jsonb((e.value->>'version')::int - 1)) ELSE e.value END)
+        FROM jsonb_each(processors) e)"""
+
+    def derived_since(self, session, first):
+        return session.rows(
+            "SELECT record_id FROM rederive_stamps WHERE pipeline = %s AND record_id >= %s AND processors @> %s::jsonb",
+            (PIPELINE, first, json.dumps({LAST_PROCESSOR: {"current": True}})),
+        )
+
+    def drained(self, session, last_backlog, first_run):
+        return session.rows(
+            "SELECT count(*) FROM rederive_stamps WHERE pipeline = %s AND record_id <= %s AND processors @> %s::jsonb"
+            " AND (processors->%s->>'run')::bigint > %s",
+            (PIPELINE, last_backlog, json.dumps({LAST_PROCESSOR: {"current": True}}), LAST_PROCESSOR, first_run),
+        )[0][0]
+
+    def first_undrained(self, session, low, last_backlog, first_run):
+        first = session.rows(
+            "SELECT min(record_id) FROM rederive_stamps WHERE pipeline = %s AND record_id >= %s AND record_id <= %s"
+            " AND NOT (processors @> %s::jsonb AND (processors->%s->>'run')::bigint > %s)",
+            (PIPELINE, low, last_backlog, json.dumps({LAST_PROCESSOR: {"current": True}}), LAST_PROCESSOR, first_run),
+        )[0][0]
+        return None if first == "" else first
+
+    def reset_statements(self, db):
+        self.psql(["-d", self.database(db), "-c", "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"])
+        self.psql(["-d", self.database(db), "-c", "SELECT pg_stat_statements_reset()"])
+
+    def statements(self, db, path):
+        """What the server executed for the watched database, by statement: calls, rows, milliseconds."""
+        rows = self.psql(["-d", self.database(db), "-F", "\t", "-c",
+                          "SELECT calls, rows, round(total_exec_time::numeric, 1), regexp_replace(query, '\\s+', ' ', 'g')"
+                          " FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())"
+                          " ORDER BY total_exec_time DESC"]).stdout
+        with open(path, "w") as out:
+            out.write(rows)
 
     def close(self):
         subprocess.run([*self.as_server, f"{self.bin}/pg_ctl", "-D", os.path.join(self.cluster, "data"), "-m", "immediate", "-w", "stop"],
@@ -276,7 +362,7 @@ def measure_watch(target, rederive, db, backlog_ids, args):
     log(f"watch --parallel {args.parallel} on {target.name}, {args.rate} inserts/s for {args.seconds} s")
     watch_log = open(os.path.join(args.work, f"watch-{target.name}.log"), "w")
     started = time.monotonic()
-    watcher = subprocess.Popen([rederive, "watch", "--db", db, "--parallel", str(args.parallel)],
+    watcher = subprocess.Popen([rederive, "watch", "--db", db, "--parallel", str(args.parallel), *args.watch_arg],
                                stdout=watch_log, stderr=subprocess.STDOUT)
     inserter = Inserter(inserting, args.rate, args.seconds, source_ids)
     inserter.start()
@@ -284,6 +370,9 @@ def measure_watch(target, rederive, db, backlog_ids, args):
     derived = {}  # record id -> monotonic time a poll first saw it derived
     drained_at = None
     drained_count = 0
+    # Every backlog record below this one was seen derived again: each look goes on from there, so that
+    # it reads the records still to drain rather than all of them, four times a second.
+    undrained_from = min(backlog_ids)
     next_drain_check = 0.0
     deadline = started + args.seconds + args.drain_deadline
     try:
@@ -296,22 +385,17 @@ def measure_watch(target, rederive, db, backlog_ids, args):
             with inserter.lock:
                 waiting = [record for record in inserter.inserted if record not in derived]
             if waiting:
-                rows = watched.rows(
-                    "SELECT record_id FROM rederive_stamps WHERE pipeline = %s AND processor = %s AND record_id >= %s AND current = 1",
-                    (PIPELINE, LAST_PROCESSOR, min(waiting)),
-                )
+                rows = target.derived_since(watched, min(waiting))
                 seen = time.monotonic()
                 for (record,) in rows:
                     if record > last_backlog and record not in derived:
                         derived[record] = seen
             now = time.monotonic()
             if drained_at is None and now >= next_drain_check:
-                drained_count = watched.rows(
-                    "SELECT count(*) FROM rederive_stamps WHERE pipeline = %s AND processor = %s AND record_id <= %s AND run_id > %s AND current = 1",
-                    (PIPELINE, LAST_PROCESSOR, last_backlog, first_run),
-                )[0][0]
-                if drained_count >= len(backlog_ids):
+                undrained_from = target.first_undrained(watched, undrained_from, last_backlog, first_run)
+                if undrained_from is None:
                     drained_at = time.monotonic()
+                    drained_count = len(backlog_ids)
                     log(f"backlog drained after {drained_at - started:.1f} s")
                 next_drain_check = now + 0.25
             if not inserter.is_alive():
@@ -323,6 +407,8 @@ def measure_watch(target, rederive, db, backlog_ids, args):
             time.sleep(args.poll_ms / 1000)
         if inserter.error:
             raise inserter.error
+        if drained_at is None:
+            drained_count = target.drained(watched, last_backlog, first_run)
     finally:
         watcher.send_signal(signal.SIGTERM)
         try:
@@ -334,6 +420,7 @@ def measure_watch(target, rederive, db, backlog_ids, args):
         watched.close()
         inserter.join(timeout=5)
         inserting.close()
+    target.statements(db, os.path.join(args.work, f"statements-{target.name}.tsv"))
 
     latencies = sorted(derived[record] - committed for record, committed in inserter.inserted.items() if record in derived)
     # Every record's insert time (seconds after the watcher started) and latency, for a closer look.
@@ -387,6 +474,8 @@ def main():
     parser.add_argument("--backlog-kind", choices=["bump", "invalidate"], default="bump",
                         help="how the backlog is made stale: a logic version bump (default) or `rederive invalidate`")
     parser.add_argument("--drain-deadline", type=float, default=1800, help="seconds after the inserts to wait for the backlog")
+    parser.add_argument("--watch-arg", action="append", default=[],
+                        help="an argument more for `rederive watch` (repeat it), such as --watch-arg=--log-level --watch-arg=debug")
     args = parser.parse_args()
     if not 1 <= args.parallel <= 64 or not 0 < args.rate <= 10000 or not 0 < args.seconds <= 3600 or not 1 <= args.backlog <= 10_000_000:
         raise SystemExit("--parallel 1...64, --rate up to 10000, --seconds up to 3600, --backlog up to 10,000,000")
@@ -416,6 +505,7 @@ def main():
         log(f"plain run: {args.backlog} records in {baseline_seconds:.1f} s")
 
         watch_db = target.copy("watched")
+        target.reset_statements(watch_db)
         session = target.connect(watch_db)
         backlog_ids = [row[0] for row in session.rows("SELECT id FROM room_scans ORDER BY id")]
         session.close()

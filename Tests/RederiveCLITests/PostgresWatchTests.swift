@@ -4,7 +4,8 @@ import Testing
 
 /// `rederive watch` on PostgreSQL: watchers on one database share a stream of inserts through the
 /// leases and claims, records invalidated during a watcher's run are derived again in it, and a
-/// watcher rides out a server restart; no record is derived twice.
+/// watcher rides out a server restart, logged once when it starts and once when it ends whether or
+/// not a statement met it; no record is derived twice.
 @Suite("rederive watch on PostgreSQL", .serialized, .enabled(if: PostgresServer.testsRun, PostgresServer.skipReason), .timeLimit(.minutes(5)))
 struct PostgresWatchTests {
     static let program = TrapFixtureCorpus.program
@@ -122,14 +123,51 @@ struct PostgresWatchTests {
         let totals = try await Self.historyTotals(url, in: directory)
         #expect(totals.derived == 200 && totals.unchanged == 0 && totals.running == 0, "\(totals)")
         // The outage is logged once when it starts and once when it ends, not once per retry, and by
-        // the store alone: the watcher does not say it again in its own words. A restart that no
-        // query of the store met (the watcher was idle and only its listening connection saw it) is
-        // not logged at all.
-        let lines = outcome.errors.split(separator: "\n")
-        let started = lines.filter { $0.contains(" warning cannot reach the database; retrying until it is back ") }.count
-        let ended = lines.filter { $0.contains(" info the database is reached again ") }.count
-        #expect(started <= 1 && ended == started, "\(outcome.errors)")
-        #expect(!lines.contains { $0.contains("the database cannot be reached") || $0.contains("the database answers again") }, "\(outcome.errors)")
+        // the store alone: the watcher does not say it again in its own words.
+        Self.expectOneOutage(in: outcome.errors)
+    }
+
+    @Test func aServerRestartThatFindsTheWatcherIdleIsLoggedOnceAtEachEnd() async throws {
+        let server = try PostgresServer.startAlone()
+        defer { server.stop() }
+        let (url, database, directory) = try await Self.preparedDatabase(on: server)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Idle between signals: no poll and no heartbeat falls in the restart, so only the listening
+        // connection meets it.
+        let watcher = try RederiveProcess.start(
+            ["watch", "--db", url, "--parallel", "2", "--poll-interval", "600", "--lease-duration", "600"],
+            in: directory, program: Self.program
+        )
+        defer { watcher.kill() }
+        let derived = "SELECT count(*) FROM items i JOIN items_derived d ON d.id = i.id WHERE d.total IS NOT NULL"
+        try Self.insert(server, database, prefix: "i", from: 0, count: 10)
+        #expect(try await Self.eventually { try Self.count(server, database, derived) == 10 }, "\(watcher.errorsSoFar())")
+        // Its run ends once nothing was found for the quiet period: from then on it only listens.
+        #expect(await Self.eventually(within: 60) { watcher.errorsSoFar().contains(" info run ended ") }, "\(watcher.errorsSoFar())")
+        try server.control("restart", options: ["-m", "fast"])
+        // Told before anything is written again: the listening connection's loss and return are the outage.
+        #expect(await Self.eventually(within: 60) {
+            watcher.errorsSoFar().contains(" info the database is reached again ")
+        }, "\(watcher.errorsSoFar())")
+        try Self.insert(server, database, prefix: "i", from: 10, count: 10)
+        #expect(try await Self.eventually(within: 60) { try Self.count(server, database, derived) == 20 }, "\(watcher.errorsSoFar())")
+        watcher.terminate()
+        if !(await Self.eventually(within: 60) { watcher.hasEnded }) { watcher.kill() }
+        let outcome = try await watcher.wait()
+        #expect(!outcome.signaled && outcome.status == 0, "\(outcome.status): \(outcome.errors)")
+        Self.expectOneOutage(in: outcome.errors)
+    }
+
+    /// Expects one outage in a watcher's log: one line when it started, then one when it ended, in the
+    /// store's words, and none in the watcher's own.
+    static func expectOneOutage(in errors: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        let lines = errors.split(separator: "\n")
+        let started = lines.indices.filter { lines[$0].contains(" warning cannot reach the database; retrying until it is back ") }
+        let ended = lines.indices.filter { lines[$0].contains(" info the database is reached again ") }
+        #expect(started.count == 1 && ended.count == 1, "\(errors)", sourceLocation: sourceLocation)
+        #expect((started.first ?? .max) < (ended.first ?? .min), "\(errors)", sourceLocation: sourceLocation)
+        #expect(!lines.contains { $0.contains("the database cannot be reached") || $0.contains("the database answers again") },
+                "\(errors)", sourceLocation: sourceLocation)
     }
 }
 #endif

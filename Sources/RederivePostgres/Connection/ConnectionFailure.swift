@@ -21,6 +21,16 @@ package enum ConnectionFailure {
         }
     }
 
+    /// Why a connection that was made, or was being made, ended with `error`, in one line: the
+    /// connection's failure, or the server's words (a shutdown, a restart) told as the pool's are.
+    package static func reason(lost error: any Error) -> String {
+        if let reason = reason(error) { return reason }
+        if let error = error as? PSQLError, let state = error.serverInfo?[.sqlState] {
+            return reason(text: state)
+        }
+        return reason(text: "\(error)")
+    }
+
     /// The reason of a socket's or a connection attempt's error; nil for others, such as a failed
     /// TLS handshake.
     package static func reason(underlying error: any Error) -> String? {

@@ -7,8 +7,11 @@ import Synchronization
 ///
 /// While the server cannot be reached, the connection pool retries on its own and every statement
 /// waits for it; without these lines, a worker would wait in silence. The outage begins with the
-/// pool's first failed connection, and ends with the first statement that gets a connection again.
-/// The pool's own messages (one per attempt, in SwiftNIO's words) are only for `debug`.
+/// pool's first failed connection, or with the loss of a watcher's listening connection, and ends
+/// with the first statement begun since that the server answers, or the listening connection made
+/// again. A statement begun before the outage, or handed a pooled connection the server has ended
+/// and not told yet, ends nothing: the outage would be logged as over while it goes on, and again as
+/// it is noticed. The pool's own messages (one per attempt, in SwiftNIO's words) are only for `debug`.
 final class OutageWatch: Sendable {
     private let logger: Logger
     private let database: String
@@ -34,10 +37,16 @@ final class OutageWatch: Sendable {
         ])
     }
 
-    /// A statement got a connection: the outage, if there was one, ends.
-    func connected() {
+    /// The server answered a statement, or a connection, begun at `attempt`: the outage, if there was
+    /// one and it began before that, ends.
+    func reached(since attempt: ContinuousClock.Instant) {
         let now = ContinuousClock.now
-        guard let start = began.withLock({ began in defer { began = nil }; return began }) else { return }
+        let start = began.withLock { began -> ContinuousClock.Instant? in
+            guard let start = began, start <= attempt else { return nil }
+            began = nil
+            return start
+        }
+        guard let start else { return }
         let seconds = (now - start) / .seconds(1)
         logger.info("the database is reached again", metadata: [
             "database": "\(database)", "outage": "\(String(format: "%.1f", seconds)) s",

@@ -1,6 +1,7 @@
 #if PostgreSQL
 import PostgresNIO
 import Rederive
+import Synchronization
 
 /// Telling watchers that records may have become stale: a statement trigger on each pipeline's table
 /// notifies channel `rederive_changes` once per statement that writes payloads, and
@@ -13,15 +14,22 @@ extension PostgresStore: ChangeSignaling {
     /// that connection cannot be made or is lost, it tries again after a wait that doubles up to
     /// `interval` times 100 (at least 5 s), and yields once each time it is back, since notifications
     /// sent meanwhile are lost.
+    ///
+    /// The connection's loss is an outage as much as a statement's failed connection is (a restart
+    /// that finds the watcher idle meets no statement): it begins one, logged once with the pool's,
+    /// and the connection made again ends it, unless a statement reached the server first.
     public func changeSignals(checkingEvery interval: Duration) -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let location = self.location
         let logger = self.logger
+        let outage = self.outage
         let ceiling = max(interval * 100, .seconds(5))
         let task = Task {
             var pause = Duration.milliseconds(100)
             var connected = false
             while !Task.isCancelled {
+                var reason = "the server closed the connection"
+                let attempt = ContinuousClock.now
                 do {
                     let connection = try await PostgresConnection.connect(
                         configuration: PostgresConnection.Configuration(
@@ -31,6 +39,7 @@ extension PostgresStore: ChangeSignaling {
                         id: 1, logger: logger
                     )
                     defer { Task { try? await connection.close() } }
+                    outage.reached(since: attempt)
                     let reconnected = connected
                     connected = true
                     pause = .milliseconds(100)
@@ -41,9 +50,11 @@ extension PostgresStore: ChangeSignaling {
                         }
                     }
                 } catch {
-                    if Task.isCancelled { break }
+                    reason = ConnectionFailure.reason(lost: error)
                 }
+                if Task.isCancelled { break }
                 // The connection ended or could not be made: notifications sent meanwhile are lost.
+                outage.connectionFailed(reason)
                 if connected { continuation.yield() }
                 try? await Task.sleep(for: pause)
                 pause = min(pause * 2, ceiling)
@@ -57,7 +68,12 @@ extension PostgresStore: ChangeSignaling {
     /// The store logs each outage once when it begins and once when it ends.
     public var logsOutages: Bool { true }
 
-    /// Does nothing: a claim that reaches the end of the ids looks again from the first record by itself.
-    public func restartClaims(_ plan: RunPlan, lease: WorkerLease) {}
+    /// Forgets where the lease's claims of the plan reached: the next claim looks from the first record.
+    /// A claim of a whole run or a backlog that reaches the end of the ids looks again from the first
+    /// record by itself; a fresh lane's goes on from where it reached until this is called.
+    public func restartClaims(_ plan: RunPlan, lease: WorkerLease) {
+        let key = ClaimPositionKey(token: lease.token, pipeline: plan.pipeline.name, lane: plan.lane)
+        _ = claimPositions.withLock { $0.removeValue(forKey: key) }
+    }
 }
 #endif

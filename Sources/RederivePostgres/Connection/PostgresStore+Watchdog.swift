@@ -52,10 +52,11 @@ extension PostgresStore {
                         try? await connection.close()
                         throw CancellationError()
                     }
-                    outage.connected()
+                    let attempt = ContinuousClock.now
                     let result: Result<T, any Error>
                     do {
                         result = .success(try await Self.inTransaction(connection, logger: logger, body))
+                        outage.reached(since: attempt)
                     } catch {
                         result = .failure(error)
                     }

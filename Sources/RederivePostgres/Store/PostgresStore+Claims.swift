@@ -74,6 +74,11 @@ extension PostgresStore {
                 return outcome.records
             }
             if outcome.retry { continue }
+            // The fresh lane goes on from where its claims reached, as new records come last: looking
+            // from the first record again, or waiting for what others hold, would make every look that
+            // finds nothing a pass over the table. Its owner starts it from the first record again
+            // (``restartClaims(_:lease:)``) when it sweeps for records written behind that point.
+            if plan.lane == .fresh { return [] }
             if case .after(_?) = position {
                 // The end of the ids: look again from the start, for records freed meanwhile.
                 claimPositions.withLock { $0[key] = nil }
@@ -168,6 +173,8 @@ extension PostgresStore {
             )
             let locked = adopted + retaken + ranged
             guard !locked.isEmpty else {
+                // The fresh lane waits for nothing: it looks again when the store next signals.
+                if plan.lane == .fresh { return ClaimOutcome(skipped: stillSkipped) }
                 // Records locked by a transaction still open come free when it ends: wait for them as
                 // for those the others hold.
                 let held = try await Self.heldByOthers(plan, lease, connection, logger)

@@ -191,8 +191,10 @@ public final class PostgresStore: Sendable {
     func withConnection<T: Sendable>(_ verb: String, _ body: (PostgresConnection) async throws -> T) async throws -> T {
         do {
             return try await client.withConnection { connection in
-                outage.connected()
-                return try await Self.closing(connection, cancelledFor: Self.cancelledStatementLimit) { try await body(connection) }
+                let attempt = ContinuousClock.now
+                let value = try await Self.closing(connection, cancelledFor: Self.cancelledStatementLimit) { try await body(connection) }
+                outage.reached(since: attempt)
+                return value
             }
         } catch {
             throw describe(error, verb)
