@@ -20,6 +20,14 @@ public protocol ChangeSignaling: Sendable {
     /// start by themselves once they reach the end does nothing.
     func restartClaims(_ plan: RunPlan, lease: WorkerLease)
 
+    /// Makes `lease`'s next claims of `plan`, a lane of fresh records (``StaleLane/fresh``), look
+    /// again at the records behind where they reached, skipping those that the store's counts show
+    /// not fresh: a watcher's sweep for payloads replaced and records invalidated behind its claims.
+    /// Records handed out and not committed yet count as fresh; `lowestInFlight` is the lowest of
+    /// their ids, if any. A store that cannot count cheaply where fresh records are looks from the
+    /// first record again (``restartClaims(_:lease:)``), as the default does.
+    func sweepFreshClaims(_ plan: RunPlan, lease: WorkerLease, lowestInFlight: Int64?) async throws
+
     /// Whether the store logs an outage of its database itself, once when it begins and once when it
     /// ends (PostgreSQL's does, from its connection pool): a watcher then reports the outage in its
     /// health and metrics only, so that it is not logged twice.
@@ -29,4 +37,9 @@ public protocol ChangeSignaling: Sendable {
 extension ChangeSignaling {
     /// A store logs no outage of its own unless it says so.
     public var logsOutages: Bool { false }
+
+    /// Looks from the first record again.
+    public func sweepFreshClaims(_ plan: RunPlan, lease: WorkerLease, lowestInFlight: Int64?) async throws {
+        restartClaims(plan, lease: lease)
+    }
 }
