@@ -28,6 +28,13 @@ public protocol ChangeSignaling: Sendable {
     /// first record again (``restartClaims(_:lease:)``), as the default does.
     func sweepFreshClaims(_ plan: RunPlan, lease: WorkerLease, lowestInFlight: Int64?) async throws
 
+    /// Records a watcher's run as ``RecordStore/startRun(_:lease:)`` does, taking `pending` (per plan,
+    /// what the watcher found stale) for its count of pending records where the store's own count would
+    /// cost a pass over the table: a watcher starts a run at each busy period, and needs no exact count.
+    /// A store whose count is cheap, or that shares runs between processes by their counts, counts as
+    /// `startRun` does, as the default does.
+    func startWatchRun(_ plans: [RunPlan], lease: WorkerLease, pending: [Int]) async throws -> StartedRun
+
     /// Whether the store logs an outage of its database itself, once when it begins and once when it
     /// ends (PostgreSQL's does, from its connection pool): a watcher then reports the outage in its
     /// health and metrics only, so that it is not logged twice.
@@ -41,5 +48,12 @@ extension ChangeSignaling {
     /// Looks from the first record again.
     public func sweepFreshClaims(_ plan: RunPlan, lease: WorkerLease, lowestInFlight: Int64?) async throws {
         restartClaims(plan, lease: lease)
+    }
+}
+
+extension ChangeSignaling where Self: RecordStore {
+    /// Starts the run as ``RecordStore/startRun(_:lease:)`` does, counting what is pending.
+    public func startWatchRun(_ plans: [RunPlan], lease: WorkerLease, pending: [Int]) async throws -> StartedRun {
+        try await startRun(plans, lease: lease)
     }
 }

@@ -56,11 +56,12 @@ extension SQLiteStore {
             db.cachedStatement(sql: "SELECT count(*) FROM rederive_records WHERE source = ? AND record_id <= ?"),
             arguments: [tables.pipeline.table, bound]
         ) ?? 0
+        // The stamps index (whose entries hold the record id) is read rather than the stamps.
         for index in plan.selection {
             let processor = plan.pipeline.processors[index]
             let stamped = try Int.fetchOne(
                 db.cachedStatement(sql: """
-                    SELECT count(*) FROM rederive_stamps
+                    SELECT count(*) FROM rederive_stamps INDEXED BY rederive_stamps_by_version
                     WHERE pipeline = ? AND processor = ? AND current = 1 AND record_id <= ?
                     """),
                 arguments: [plan.pipeline.name, processor.name, bound]
