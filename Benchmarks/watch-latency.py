@@ -3,7 +3,7 @@
 against a plain `rederive run` on the same data.
 
     python3 Benchmarks/watch-latency.py [--store sqlite|postgres] [--backlog 20000] [--rate 100]
-                                        [--seconds 60] [--parallel 2] [--poll-ms 10]
+                                        [--seconds 60] [--parallel 2] [--poll-ms 10] [--backlog-from FILE]
 
 What it does, on one store:
 
@@ -276,7 +276,8 @@ def measure_watch(target, rederive, db, backlog_ids, args):
     log(f"watch --parallel {args.parallel} on {target.name}, {args.rate} inserts/s for {args.seconds} s")
     watch_log = open(os.path.join(args.work, f"watch-{target.name}.log"), "w")
     started = time.monotonic()
-    watcher = subprocess.Popen([rederive, "watch", "--db", db, "--parallel", str(args.parallel)],
+    logging = ["--log-level", args.watch_log_level, "--log-format", "json"] if args.watch_log_level else []
+    watcher = subprocess.Popen([rederive, "watch", "--db", db, "--parallel", str(args.parallel), *logging],
                                stdout=watch_log, stderr=subprocess.STDOUT)
     inserter = Inserter(inserting, args.rate, args.seconds, source_ids)
     inserter.start()
@@ -387,7 +388,14 @@ def main():
     parser.add_argument("--backlog-kind", choices=["bump", "invalidate"], default="bump",
                         help="how the backlog is made stale: a logic version bump (default) or `rederive invalidate`")
     parser.add_argument("--drain-deadline", type=float, default=1800, help="seconds after the inserts to wait for the backlog")
+    parser.add_argument("--watch-log-level", choices=["debug", "info"],
+                        help="the watcher's --log-level, as JSON lines into BENCH_DIR/watch-latency-STORE/watch-STORE.log (debug logs each commit)")
+    parser.add_argument("--backlog-from", metavar="FILE",
+                        help="SQLite only: start from this copy of an earlier run's backlog.sqlite (BENCH_DIR/watch-latency-sqlite/), "
+                             "made with the same --backlog and --backlog-kind, rather than generate and derive one again")
     args = parser.parse_args()
+    if args.backlog_from and (args.store != "sqlite" or not os.path.isfile(args.backlog_from)):
+        raise SystemExit("--backlog-from needs --store sqlite and an existing file")
     if not 1 <= args.parallel <= 64 or not 0 < args.rate <= 10000 or not 0 < args.seconds <= 3600 or not 1 <= args.backlog <= 10_000_000:
         raise SystemExit("--parallel 1...64, --rate up to 10000, --seconds up to 3600, --backlog up to 10,000,000")
 
@@ -401,13 +409,17 @@ def main():
     target = SQLiteTarget(args.work) if args.store == "sqlite" else PostgresTarget(args.work)
     try:
         template = target.prepare_template()
-        log(f"backlog: generate {args.backlog} records, derive them, make them stale ({args.backlog_kind})")
-        run([rederive, "generate", "--db", template, "--count", str(args.backlog), "--seed", str(args.seed), "--corrupt", "0"])
-        run([rederive, "run", "--db", template, "--progress", "none", "--parallel", str(args.parallel)])
-        if args.backlog_kind == "invalidate":
-            run([rederive, "invalidate", "--db", template])
+        if args.backlog_from:
+            log(f"backlog: copied from {args.backlog_from}")
+            shutil.copyfile(args.backlog_from, template)
         else:
-            target.mark_bumped(template)
+            log(f"backlog: generate {args.backlog} records, derive them, make them stale ({args.backlog_kind})")
+            run([rederive, "generate", "--db", template, "--count", str(args.backlog), "--seed", str(args.seed), "--corrupt", "0"])
+            run([rederive, "run", "--db", template, "--progress", "none", "--parallel", str(args.parallel)])
+            if args.backlog_kind == "invalidate":
+                run([rederive, "invalidate", "--db", template])
+            else:
+                target.mark_bumped(template)
 
         baseline_db = target.copy("baseline")
         started = time.monotonic()
