@@ -182,6 +182,16 @@ let package = Package(
             ],
             path: "Benchmarks/Floor"
         ),
+        // Benchmarks only: batches sized toward a target duration (Benchmarks/adaptive_batch.sh).
+        .executableTarget(
+            name: "rederive-adaptive-batch",
+            dependencies: [
+                "RederiveSQLite", "RederiveCodec", "Rederive",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/AdaptiveBatch"
+        ),
         .testTarget(
             name: "RederiveCodecTests",
             dependencies: ["RederiveCodec"]

@@ -9,6 +9,9 @@
 #               every projection again, as that flag does)
 #   dependent   invalidate --processor room_type, then `rederive run`: reads no payload (issue 12)
 #   floor       `rederive-floor inflate DB PARALLEL`: only reads and inflates every payload
+#   projection-fixed, payload-fixed, dependent-fixed
+#               the same three runs with `--batch-size 500`, the fixed size that was the default before
+#               batches were sized toward a target duration (not in the default list)
 # and the first derivation of the underived database, with and without projections
 # (`rederive-floor run DB companion PARALLEL [noprojection]`), with the bytes each leaves in the file.
 # Wall and CPU seconds (user + sys) from bash's `time`.
@@ -72,16 +75,19 @@ timed() {  # variant, command...: times the command, checks it, records wall, CP
 for round in $(seq 1 "$rounds"); do
     for variant in "${variants[@]}"; do
         case $variant in
-        projection | payload)
+        projection | payload | projection-fixed | payload-fixed)
             fresh "$derived" "$work"
             "$rederive" invalidate --db "$work" --processor wall_metrics >/dev/null
             flags=()
-            if [ "$variant" = payload ]; then flags=(--no-projection); fi
+            case $variant in payload*) flags+=(--no-projection) ;; esac
+            case $variant in *-fixed) flags+=(--batch-size 500) ;; esac
             timed "$variant" "$rederive" run --db "$work" --parallel "$parallel" --progress none "${flags[@]}" ;;
-        dependent)
+        dependent | dependent-fixed)
             fresh "$derived" "$work"
             "$rederive" invalidate --db "$work" --processor room_type >/dev/null
-            timed "$variant" "$rederive" run --db "$work" --parallel "$parallel" --progress none ;;
+            flags=()
+            if [ "$variant" = dependent-fixed ]; then flags=(--batch-size 500); fi
+            timed "$variant" "$rederive" run --db "$work" --parallel "$parallel" --progress none "${flags[@]}" ;;
         floor)
             fresh "$derived" "$work"
             timed "$variant" "$floor" inflate "$work" "$parallel" ;;
@@ -111,6 +117,9 @@ label = {
     "payload": "bump wall_metrics, from payloads (`run --no-projection`)",
     "dependent": "bump room_type (dependent, reads no payload)",
     "floor": "C read + inflate floor (`rederive-floor inflate`)",
+    "projection-fixed": "bump wall_metrics, from projections, `--batch-size 500`",
+    "payload-fixed": "bump wall_metrics, from payloads, `--batch-size 500`",
+    "dependent-fixed": "bump room_type, `--batch-size 500`",
     "first": "first derivation, writing projections",
     "first-without": "first derivation, pipeline without projection",
 }
@@ -128,6 +137,9 @@ for name, a, b, target in [
     ("projection bump time / dependent bump time", "projection", "dependent", "≤ 1.5"),
     ("payload bump time / projection bump time", "payload", "projection", ""),
     ("first derivation with / without projections", "first", "first-without", "≤ 1.10"),
+    ("projection bump, sized / fixed 500", "projection", "projection-fixed", ""),
+    ("payload bump, sized / fixed 500", "payload", "payload-fixed", ""),
+    ("dependent bump, sized / fixed 500", "dependent", "dependent-fixed", ""),
 ]:
     if a not in runs or b not in runs:
         continue

@@ -35,6 +35,9 @@ public final class MemoryStore: RecordStore {
     /// How many records a worker claims at a time: claims are cheap here, so few keep workers evenly busy.
     public var preferredClaimSize: Int { 32 }
 
+    /// A commit holds the store's lock, which every other caller waits for, as SQLite's write lock.
+    public var preferredBatchDuration: Duration { .milliseconds(50) }
+
     /// Makes the store ready for a pipeline: its table when missing, and the destination of its
     /// derived values with every declared column, a new column holding its default in every record.
     public func prepare(_ pipeline: Pipeline) async throws {

@@ -36,6 +36,8 @@ struct ValueBoundsTests {
         (["run", "--max-rate", "inf"], "--max-rate must be a number of records per second, not inf"),
         (["run", "--timeout", "1e18"], "is more than 86400 seconds, a day"),
         (["run", "--lease-duration", "1e12"], "--lease-duration 1000000000000 is more than 3600 seconds"),
+        (["run", "--target-batch-duration", "3600"], "--target-batch-duration 3600 is more than 60 seconds, a minute"),
+        (["watch", "--target-batch-duration", "inf"], "--target-batch-duration must be a number of seconds, not inf"),
         (["status", "--busy-timeout", "1e12"], "--busy-timeout 1000000000000 is more than 3600 seconds"),
     ])
     func valuesBeyondTheMachineAreRefused(arguments: [String], message: String) async throws {
@@ -48,6 +50,8 @@ struct ValueBoundsTests {
         (["verify", "--parallel", "-3"], "--parallel must be at least 1, not -3"),
         (["import", "--parallel", "-2", "."], "--parallel must be at least 1, not -2"),
         (["run", "--batch-size", "-10"], "--batch-size must be at least 1, not -10"),
+        (["run", "--target-batch-duration", "0"], "--target-batch-duration must be at least 0.001 seconds, not 0"),
+        (["run", "--batch-size", "100", "--target-batch-duration", "0.1"], "--batch-size fixes the size of every batch; it takes no --target-batch-duration"),
         (["run", "--limit", "-1"], "--limit must be at least 1, not -1"),
         (["run", "--max-rate", "-2"], "--max-rate must be at least 0.001 records per second, not -2"),
         (["run", "--timeout", "-1"], "--timeout must be at least 0.001 seconds, not -1"),

@@ -47,6 +47,7 @@ struct InterceptingStore: RecordStore, StoreReporting {
     func renewLease(_ lease: WorkerLease) async throws { try await base.renewLease(lease) }
     func releaseLease(_ lease: WorkerLease) async throws { try await base.releaseLease(lease) }
     var preferredClaimSize: Int { base.preferredClaimSize }
+    var preferredBatchDuration: Duration { base.preferredBatchDuration }
     func status(of pipeline: Pipeline) async throws -> [ProcessorStatus] { try await base.status(of: pipeline) }
     func failures(of pipeline: Pipeline, filter: FailureFilter) async throws -> [RecordFailure] {
         try await base.failures(of: pipeline, filter: filter)

@@ -27,6 +27,11 @@ public struct RederiveError: Error, Sendable, CustomStringConvertible {
     public let message: String
     /// The error that caused this one, if any.
     public let underlying: (any Error & Sendable)?
+    /// Whether the database refused or lost the operation for a reason of the moment, not of the
+    /// records: a lost connection, a serialization failure, a deadlock, a lock not granted in time.
+    /// The runner tries such a claim or commit again, with a backoff, and never makes a record's
+    /// failure of it (see ``Runner/Configuration-swift.struct/transientRetryLimit``).
+    public let isTransient: Bool
 
     /// Creates an error.
     ///
@@ -34,10 +39,12 @@ public struct RederiveError: Error, Sendable, CustomStringConvertible {
     ///   - code: What kind of problem this is.
     ///   - message: One line for a person, naming what is wrong and where.
     ///   - underlying: The error that caused this one, if any.
-    public init(_ code: Code, _ message: String, underlying: (any Error & Sendable)? = nil) {
+    ///   - transient: Whether trying the operation again may succeed (see ``isTransient``).
+    public init(_ code: Code, _ message: String, underlying: (any Error & Sendable)? = nil, transient: Bool = false) {
         self.code = code
         self.message = message
         self.underlying = underlying
+        self.isTransient = transient
     }
 
     /// The message, followed by the underlying error's when there is one.

@@ -19,7 +19,9 @@ package struct ClaimingWorker: Sendable {
     let lease: LeaseKeeper
     let work: SynchronizedWork
     let channel: ResultChannel
-    /// Records claimed at once.
+    /// The size of the writer's next batch, which a claim never exceeds.
+    let batchSize: SharedBatchSize
+    /// Records claimed at once, at the most.
     let claimSize: Int
     /// Stored payload bytes one claim reads at the most.
     let claimBytes: Int
@@ -29,6 +31,8 @@ package struct ClaimingWorker: Sendable {
     let maximumPayloadSize: Int
     /// Where records are evaluated instead of this worker's thread, when set.
     let deriver: (any RecordDeriver)?
+    /// Tries a claim again after a transient error.
+    let retry: TransientRetry
     /// The longest a cancelled worker waits for its record in flight before it leaves it uncommitted.
     var cancellationGrace: Duration = Self.cancellationGrace
     /// Asked before each claim of the plan's records, for records to derive ahead of them.
@@ -111,7 +115,7 @@ package struct ClaimingWorker: Sendable {
     /// budget grants, after the wait the maximum rate asks for; the records claimed ``ahead`` first,
     /// when there are any. False when cancelled during that wait.
     private func claim() async throws -> Bool {
-        let (wanted, wait) = work.take(upTo: claimSize)
+        let (wanted, wait) = work.take(upTo: min(claimSize, batchSize.size))
         if await !pace(wait) {
             work.claimed([], wanted: wanted, exhausted: false)
             return false
@@ -123,11 +127,13 @@ package struct ClaimingWorker: Sendable {
                 let plan = self.plan
                 let claimBytes = self.claimBytes
                 if let ahead {
-                    batch = try await ahead.claim(limit: wanted, byteLimit: claimBytes)
+                    batch = try await retry.run("claim") { try await ahead.claim(limit: wanted, byteLimit: claimBytes) }
                 }
                 if batch.isEmpty {
-                    batch = try await lease.withCurrentLease(pipeline: plan.pipeline.name) { held in
-                        try await store.claim(plan, limit: wanted, byteLimit: claimBytes, lease: held)
+                    batch = try await retry.run("claim") {
+                        try await lease.withCurrentLease(pipeline: plan.pipeline.name) { held in
+                            try await store.claim(plan, limit: wanted, byteLimit: claimBytes, lease: held)
+                        }
                     }
                 }
             }

@@ -15,6 +15,8 @@ package struct PipelinePass: Sendable {
     let logger: Logger
     /// Told of every commit, with its results, what it counted and how long the batch took.
     let committed: ResultWriter.CommitObserver?
+    /// Told of every claim or commit tried again after a transient error, with the operation.
+    let retried: (@Sendable (String) -> Void)?
     /// The longest a cancelled pass waits for a record in flight.
     let cancellationGrace: Duration
     /// Asked before each claim for records to derive ahead of the plan's own, when set.
@@ -25,7 +27,8 @@ package struct PipelinePass: Sendable {
     package init(
         plan: RunPlan, store: any RecordStore, lease: LeaseKeeper, configuration: Runner.Configuration,
         progress: any ProgressReporter, logger: Logger, cancellationGrace: Duration = ClaimingWorker.cancellationGrace,
-        ahead: (any ClaimsAhead)? = nil, committed: ResultWriter.CommitObserver? = nil
+        ahead: (any ClaimsAhead)? = nil, committed: ResultWriter.CommitObserver? = nil,
+        retried: (@Sendable (String) -> Void)? = nil
     ) {
         self.plan = plan
         self.store = store
@@ -36,16 +39,28 @@ package struct PipelinePass: Sendable {
         self.cancellationGrace = cancellationGrace
         self.ahead = ahead
         self.committed = committed
+        self.retried = retried
     }
 
-    /// Records committed at once: the configured batch, but no more than the maximum rate's second.
-    package static func batchSize(_ configuration: Runner.Configuration) -> Int {
-        configuration.maximumRate.map { max(1, Int(min(Double(configuration.batchSize), $0))) } ?? configuration.batchSize
+    /// How the pass sizes its batches: fixed at the configured size, or toward the configured (else the
+    /// store's) target duration within the configured bounds; never beyond the maximum rate's second.
+    package static func batchSizer(_ configuration: Runner.Configuration, store: any RecordStore) -> BatchSizer {
+        let perSecond = configuration.maximumRate.map { max(1, Int(min($0, 1e9))) } ?? Int.max
+        if let fixed = configuration.batchSize {
+            return BatchSizer(fixed: min(fixed, perSecond))
+        }
+        let most = max(1, min(configuration.batchSizeBounds.upperBound, perSecond))
+        let least = min(configuration.batchSizeBounds.lowerBound, most)
+        return BatchSizer(
+            target: configuration.targetBatchDuration ?? store.preferredBatchDuration, bounds: least...most,
+            initial: Runner.Configuration.initialBatchSize
+        )
     }
 
-    /// Records one worker claims at once: the configured or the store's claim, within a batch.
+    /// Records one worker claims at once at the most: the configured or the store's claim, within the
+    /// largest batch. A claim is also never larger than the batch being sized at the time.
     package static func claimSize(_ configuration: Runner.Configuration, store: any RecordStore) -> Int {
-        max(1, min(batchSize(configuration), configuration.claimSize ?? store.preferredClaimSize))
+        max(1, min(batchSizer(configuration, store: store).bounds.upperBound, configuration.claimSize ?? store.preferredClaimSize))
     }
 
     /// What the tasks of one pass end with.
@@ -59,16 +74,21 @@ package struct PipelinePass: Sendable {
     /// than the `records` pending when the pass started: a worker beyond them would find nothing to
     /// evaluate.
     package func run(records: Int, work: SynchronizedWork, run: RunState) async throws -> Bool {
-        let batchSize = Self.batchSize(configuration)
+        let batchSize = SharedBatchSize(Self.batchSizer(configuration, store: store))
         let workers = max(1, min(configuration.parallelism, records))
-        let channel = ResultChannel(capacity: 2 * batchSize)
+        let retried = self.retried
+        let retry = TransientRetry(limit: configuration.transientRetryLimit, logger: logger) { operation, _ in
+            work.retried()
+            retried?(operation)
+        }
+        let channel = ResultChannel(capacity: 2 * batchSize.maximum)
         let worker = ClaimingWorker(
-            plan: plan, runID: run.runID, store: store, lease: lease, work: work, channel: channel,
+            plan: plan, runID: run.runID, store: store, lease: lease, work: work, channel: channel, batchSize: batchSize,
             claimSize: Self.claimSize(configuration, store: store),
             // Every worker holds one claimed batch of payloads at most: together they stay within the byte limit.
             claimBytes: max(1, configuration.batchByteLimit / workers),
             refillBelow: configuration.parallelism, recordTimeout: configuration.recordTimeout,
-            maximumPayloadSize: configuration.maximumPayloadSize, deriver: configuration.deriver,
+            maximumPayloadSize: configuration.maximumPayloadSize, deriver: configuration.deriver, retry: retry,
             cancellationGrace: cancellationGrace, ahead: ahead
         )
         let ahead = self.ahead
@@ -80,7 +100,7 @@ package struct PipelinePass: Sendable {
         let writer = ResultWriter(
             plan: plan, store: store, lease: lease, work: work, channel: channel, batchSize: batchSize,
             commitInterval: configuration.commitInterval, recordTimeout: configuration.recordTimeout, run: run,
-            progress: progress, logger: logger, committed: observer
+            progress: progress, logger: logger, retry: retry, committed: observer
         )
         let threads = WorkerThreads(count: workers, name: "rederive worker")
         defer { threads.stop() }

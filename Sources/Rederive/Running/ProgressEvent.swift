@@ -30,11 +30,16 @@ public enum ProgressEvent: Sendable, Hashable {
         public let elapsed: Duration
         /// Records in progress for longer than the run's per-record timeout, longest first.
         public let overdue: [InFlightRecord]
+        /// Records the pipeline's next batch commits at the most: sized toward the run's target
+        /// duration, or fixed (``Runner/Configuration/batchSize``); nil when not told.
+        public let batchSize: Int?
+        /// Claims and commits this process tried again after a transient error so far.
+        public let transientRetries: Int
 
         /// Where a run stands; the ``Runner`` reports these.
         public init(
             runID: Int64, pipeline: String, done: Int, total: Int, counts: RunCounts, elapsed: Duration,
-            overdue: [InFlightRecord] = []
+            overdue: [InFlightRecord] = [], batchSize: Int? = nil, transientRetries: Int = 0
         ) {
             self.runID = runID
             self.pipeline = pipeline
@@ -43,6 +48,8 @@ public enum ProgressEvent: Sendable, Hashable {
             self.counts = counts
             self.elapsed = elapsed
             self.overdue = overdue
+            self.batchSize = batchSize
+            self.transientRetries = transientRetries
         }
 
         /// Records per second since the run started.
@@ -83,11 +90,14 @@ public struct RunSummary: Sendable, Hashable {
     /// How the run's records used stored projections: how many derived from them, and how many fell
     /// back to their payload, by reason. Empty for pipelines without a ``Projection``.
     public let projections: ProjectionCounts
+    /// Claims and commits tried again after a transient error (a lost connection, a serialization
+    /// failure, a deadlock, a lock not granted in time): none of them made a record fail.
+    public let transientRetries: Int
 
     /// A run's outcome; the ``Runner`` returns these.
     public init(
         runID: Int64, status: RunStatus, pending: Int, counts: RunCounts, elapsed: Duration, overdue: [InFlightRecord] = [],
-        projections: ProjectionCounts = ProjectionCounts()
+        projections: ProjectionCounts = ProjectionCounts(), transientRetries: Int = 0
     ) {
         self.runID = runID
         self.status = status
@@ -96,6 +106,7 @@ public struct RunSummary: Sendable, Hashable {
         self.elapsed = elapsed
         self.overdue = overdue
         self.projections = projections
+        self.transientRetries = transientRetries
     }
 
     /// Records handled per second.

@@ -1,4 +1,3 @@
-import Dispatch
 import Logging
 
 /// The one writer of a pipeline's derivation: commits the workers' results as they arrive, a batch at
@@ -14,14 +13,16 @@ package struct ResultWriter: Sendable {
     let lease: LeaseKeeper
     let work: SynchronizedWork
     let channel: ResultChannel
-    /// Results committed at once, at the most.
-    let batchSize: Int
+    /// Results committed at once, at the most: sized from each commit's duration, or fixed.
+    let batchSize: SharedBatchSize
     /// How long the writer waits for a full batch before it commits what it holds.
     let commitInterval: Duration
     let recordTimeout: Duration?
     let run: RunState
     let progress: any ProgressReporter
     let logger: Logger
+    /// Tries a commit again after a transient error.
+    let retry: TransientRetry
     /// Told of every commit, when set.
     var committed: CommitObserver? = nil
 
@@ -31,7 +32,7 @@ package struct ResultWriter: Sendable {
         var reportedOverdue: [Int64] = []
         while true {
             let received = await channel.receive(
-                upTo: batchSize, idleUntil: run.clock.now + .seconds(1), fillWithin: commitInterval
+                upTo: batchSize.size, idleUntil: run.clock.now + .seconds(1), fillWithin: commitInterval
             )
             let overdue = work.overdue(after: recordTimeout)
             switch received {
@@ -40,11 +41,11 @@ package struct ResultWriter: Sendable {
             case .idle:
                 // Nothing to commit, but a record that has hung should still show.
                 if overdue.map(\.recordID) != reportedOverdue {
-                    run.report(pipeline: plan.pipeline.name, progress: progress, counts: work.committed, overdue: overdue)
+                    run.report(pipeline: plan.pipeline.name, progress: progress, work: work, overdue: overdue, batchSize: batchSize.size)
                 }
                 if Task.isCancelled {
                     // A cancelled task's sleeps end at once: pause without one while the workers stop.
-                    await pause(.milliseconds(20))
+                    await sleepEvenIfCancelled(for: .milliseconds(20))
                 }
             case .results(let results):
                 if let error = results.lazy.compactMap({ $0.valueCountError(in: plan.pipeline) }).first {
@@ -52,34 +53,40 @@ package struct ResultWriter: Sendable {
                 }
                 let commitStarted = run.clock.now
                 let counts = try await commit(results)
+                let duration = run.clock.now - commitStarted
                 work.commit(counts, results: results)
-                committed?(results, counts, run.clock.now - commitStarted)
-                log(committed: results, counts: counts)
-                run.report(pipeline: plan.pipeline.name, progress: progress, counts: work.committed, overdue: overdue)
+                let nextSize = batchSize.observe(records: results.count, duration: duration)
+                committed?(results, counts, duration)
+                log(committed: results, counts: counts, duration: duration, nextSize: nextSize)
+                run.report(pipeline: plan.pipeline.name, progress: progress, work: work, overdue: overdue, batchSize: nextSize)
             }
             reportedOverdue = overdue.map(\.recordID)
         }
     }
 
-    /// Commits one batch with the lease held now, or a new one when it was lost.
+    /// Commits one batch with the lease held now, or a new one when it was lost; again after a
+    /// transient error.
     private func commit(_ results: [RecordResult]) async throws -> RunCounts {
         let store = self.store
         let plan = self.plan
         let runID = run.runID
-        return try await lease.withCurrentLease(pipeline: plan.pipeline.name) { held in
-            try await store.commit(results, plan: plan, runID: runID, lease: held)
+        return try await retry.run("commit") {
+            try await lease.withCurrentLease(pipeline: plan.pipeline.name) { held in
+                try await store.commit(results, plan: plan, runID: runID, lease: held)
+            }
         }
     }
 
-    /// Logs a commit at debug level, and each failure it recorded at info level, with the run, pipeline,
-    /// processor and record as metadata.
-    private func log(committed results: [RecordResult], counts: RunCounts) {
+    /// Logs a commit at debug level, with how long it took and the size of the next batch, and each
+    /// failure it recorded at info level, with the run, pipeline, processor and record as metadata.
+    private func log(committed results: [RecordResult], counts: RunCounts, duration: Duration, nextSize: Int) {
         let pipeline = plan.pipeline
         let runID = run.runID
         logger.debug("committed", metadata: [
             "run": "\(runID)", "pipeline": "\(pipeline.name)", "records": "\(results.count)",
             "derived": "\(counts.derived)", "unchanged": "\(counts.unchanged)", "failed": "\(counts.failed)",
-            "skipped": "\(counts.skipped)",
+            "skipped": "\(counts.skipped)", "milliseconds": "\((duration.secondsValue * 10_000).rounded() / 10)",
+            "nextBatch": "\(nextSize)",
         ])
         guard logger.logLevel <= .info else { return }
         for result in results {
@@ -89,15 +96,6 @@ package struct ResultWriter: Sendable {
                     "run": "\(runID)", "pipeline": "\(pipeline.name)", "processor": "\(pipeline.processors[processor].name)",
                     "record": "\(result.recordID)", "kind": "\(kind.rawValue)", "message": "\(message)",
                 ])
-            }
-        }
-    }
-
-    /// Waits `duration` whether or not the task is cancelled.
-    private func pause(_ duration: Duration) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(duration.secondsValue * 1000))) {
-                continuation.resume()
             }
         }
     }

@@ -17,11 +17,12 @@ package struct RunState: Sendable {
 
     var elapsed: Duration { clock.now - start }
 
-    /// Reports how far the run got in `pipeline`.
-    func report(pipeline: String, progress: any ProgressReporter, counts: RunCounts, overdue: [InFlightRecord]) {
+    /// Reports how far the run got in `pipeline` by `work`, and the size of its next batch.
+    func report(pipeline: String, progress: any ProgressReporter, work: SynchronizedWork, overdue: [InFlightRecord], batchSize: Int) {
+        let counts = work.committed
         progress.report(.advanced(.init(
             runID: runID, pipeline: pipeline, done: counts.total, total: total, counts: counts, elapsed: elapsed,
-            overdue: overdue
+            overdue: overdue, batchSize: batchSize, transientRetries: work.transientRetries
         )))
     }
 }

@@ -7,8 +7,17 @@ extension Runner {
         /// Workers that inflate, decode and derive at once. Defaults to the number of cores. A run
         /// starts no more workers, each with a thread of its own, than it has records to derive.
         public var parallelism: Int
-        /// Records committed in one transaction. Memory holds about three batches of payloads.
-        public var batchSize: Int
+        /// Records committed in one transaction, fixed; nil sizes each batch toward
+        /// ``targetBatchDuration`` instead (see ``batchSizeBounds``).
+        public var batchSize: Int?
+        /// How long one commit should take, when ``batchSize`` is nil: each batch, and each claim with
+        /// it, is sized from how long the commits before it took (smoothed, growing by at most ×1.2
+        /// per commit, shrinking faster). Nil for the store's ``RecordStore/preferredBatchDuration``.
+        public var targetBatchDuration: Duration? = nil
+        /// The fewest and the most records a batch sized toward ``targetBatchDuration`` holds; it
+        /// starts at 500, within them. A batch of the fewest still commits when commits take longer
+        /// than the target (another writer holds the database's lock), so that the run goes on.
+        public var batchSizeBounds: ClosedRange<Int> = 10...10_000
         /// Stored payload bytes read into one batch at the most, so that memory stays bounded when
         /// payloads are large: a batch ends early rather than exceed it (it always holds one record).
         public var batchByteLimit: Int
@@ -43,6 +52,11 @@ extension Runner {
         /// summary. A deriver that runs records in worker processes also stops them (see ``FailureKind/timeout``);
         /// the runner's own workers cannot stop a processor that hangs, only show it.
         public var recordTimeout: Duration? = nil
+        /// How long a claim or a commit that fails for a transient reason (``RederiveError/isTransient``:
+        /// a lost connection, a serialization failure, a deadlock, a lock not granted in time) is tried
+        /// again, with a backoff, before the run fails with its error. Such an error never becomes a
+        /// failure of a record; the summary counts the retries.
+        public var transientRetryLimit: Duration = .seconds(60)
         /// Whether payload processors derive from a record's stored projection when it is current
         /// (pipelines that declare a ``Projection``). False derives every record from its payload,
         /// and writes its projection again; `run --no-projection`.
@@ -51,10 +65,13 @@ extension Runner {
         /// (see ``Throttle``): replica lag, a growing write-ahead log, a maintenance flag. None by default.
         public var throttles: [Throttle] = []
 
+        /// The size a sized batch starts at, within ``batchSizeBounds``.
+        package static let initialBatchSize = 500
+
         /// A configuration; every setting has a default that suits a run on this machine.
         public init(
             parallelism: Int = ProcessInfo.processInfo.activeProcessorCount,
-            batchSize: Int = 500,
+            batchSize: Int? = nil,
             batchByteLimit: Int = 16 << 20,
             processors: Set<String>? = nil,
             retryFailed: Bool = false,
@@ -77,8 +94,14 @@ extension Runner {
             if parallelism < 1 {
                 throw RederiveError(.invalidArgument, "parallelism must be at least 1, not \(parallelism)")
             }
-            if batchSize < 1 {
+            if let batchSize, batchSize < 1 {
                 throw RederiveError(.invalidArgument, "batch size must be at least 1, not \(batchSize)")
+            }
+            if let targetBatchDuration, targetBatchDuration <= .zero {
+                throw RederiveError(.invalidArgument, "the target batch duration must be positive")
+            }
+            if batchSizeBounds.lowerBound < 1 {
+                throw RederiveError(.invalidArgument, "the fewest records of a sized batch must be at least 1, not \(batchSizeBounds.lowerBound)")
             }
             if batchByteLimit < 1 {
                 throw RederiveError(.invalidArgument, "batch byte limit must be positive, not \(batchByteLimit)")
@@ -94,6 +117,9 @@ extension Runner {
             }
             if let recordTimeout, recordTimeout <= .zero {
                 throw RederiveError(.invalidArgument, "the per-record timeout must be positive")
+            }
+            if transientRetryLimit < .zero {
+                throw RederiveError(.invalidArgument, "the transient retry limit must not be negative")
             }
             if leaseDuration <= .zero {
                 throw RederiveError(.invalidArgument, "the lease duration must be positive")

@@ -134,11 +134,13 @@ public struct Runner: Sendable {
         try await store.finishRun(runID, status: status, counts: counts, lease: await lease.current)
         let summary = RunSummary(
             runID: runID, status: status, pending: pending, counts: counts, elapsed: state.elapsed,
-            overdue: work.overdue(after: configuration.recordTimeout), projections: work.projections
+            overdue: work.overdue(after: configuration.recordTimeout), projections: work.projections,
+            transientRetries: work.transientRetries
         )
         logger.info("run ended", metadata: [
             "run": "\(runID)", "status": "\(status.rawValue)", "derived": "\(counts.derived)",
             "unchanged": "\(counts.unchanged)", "failed": "\(counts.failed)", "skipped": "\(counts.skipped)",
+            "transientRetries": "\(summary.transientRetries)",
         ])
         progress.report(.finished(summary))
         return summary

@@ -25,6 +25,8 @@ package struct SharedWork: Sendable {
     private var uncommitted = 0
     /// What the writer has committed so far, also when the run fails.
     package private(set) var committed = RunCounts()
+    /// Claims and commits tried again after a transient error (see ``TransientRetry``).
+    package private(set) var transientRetries = 0
 
     /// The work of a run that may take `budget` records (any number when nil), paced by `pacer`.
     package init(budget: Int?, pacer: RatePacer? = nil) {
@@ -164,6 +166,11 @@ package struct SharedWork: Sendable {
         committed += counts
         uncommitted -= results.count
         projections.count(results)
+    }
+
+    /// Counts a claim or a commit tried again after a transient error.
+    package mutating func retried() {
+        transientRetries += 1
     }
 
     /// Notes that `worker` started evaluating `recordID` at `now`.

@@ -24,6 +24,14 @@ package final class SynchronizedWork: Sendable {
     /// What the writer has committed so far, also when the run fails.
     package var committed: RunCounts { state.withLock { $0.work.committed } }
 
+    /// Claims and commits tried again after a transient error so far.
+    package var transientRetries: Int { state.withLock { $0.work.transientRetries } }
+
+    /// See ``SharedWork/retried()``.
+    func retried() {
+        state.withLock { $0.work.retried() }
+    }
+
     /// See ``SharedWork/isSettled``.
     var isSettled: Bool { state.withLock { $0.work.isSettled } }
 

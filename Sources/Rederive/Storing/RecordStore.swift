@@ -52,6 +52,12 @@ public protocol RecordStore: Sendable {
     /// transaction on a server.
     var preferredClaimSize: Int { get }
 
+    /// How long a commit should take unless the run says otherwise: a run sizes its batches toward it
+    /// (``Runner/Configuration/targetBatchDuration``). Short where a commit holds a lock that the app's
+    /// own writes wait for; longer where each commit is a round trip to a server, whose fixed cost a
+    /// larger batch spreads over more records.
+    var preferredBatchDuration: Duration { get }
+
     /// Claims up to `limit` pending records that no one else holds, with their payloads, for one worker
     /// of the lease's process. The batch ends early once its payloads hold `byteLimit` bytes; it holds at
     /// least one record, and none when nothing is left to claim for this run.

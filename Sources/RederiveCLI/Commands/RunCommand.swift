@@ -23,8 +23,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Workers that inflate, decode and derive at once, up to 8 per core.")
     var parallel: Int = ProcessInfo.processInfo.activeProcessorCount
 
-    @Option(parsing: .unconditional, help: "Records committed per transaction.")
-    var batchSize: Int = 500
+    @OptionGroup var batches: BatchSizeOptions
 
     @Option(help: ArgumentHelp("Bring only this processor up to date (repeatable).", valueName: "name"))
     var processor: [String] = []
@@ -86,7 +85,6 @@ struct RunCommand: AsyncParsableCommand {
 
     func validate() throws {
         try ValueBounds.workers.check(parallel, "--parallel")
-        try ValueBounds.batchSize.check(batchSize, "--batch-size")
         try ValueBounds.records.check(limit, "--limit")
         try ValueBounds.recordsPerSecond.check(maxRate, "--max-rate")
         try ValueBounds.payloadMiB.check(maxPayloadSize, "--max-payload-size")
@@ -105,7 +103,6 @@ struct RunCommand: AsyncParsableCommand {
         try await safety.backUpIfAsked(database, console: console)
         var configuration = Runner.Configuration(
             parallelism: parallel,
-            batchSize: batchSize,
             processors: processor.isEmpty ? nil : Set(processor),
             retryFailed: retryFailed,
             limit: limit,
@@ -114,6 +111,7 @@ struct RunCommand: AsyncParsableCommand {
         )
         configuration.recordTimeout = timeout.map { .milliseconds(Int64($0 * 1000)) }
         configuration.leaseDuration = .milliseconds(Int64(leaseDuration * 1000))
+        batches.apply(to: &configuration)
         configuration.readsProjections = !noProjection
         if safety.dryRun {
             return try await safety.preview(database, configuration: configuration, report: report, console: console)
@@ -202,7 +200,11 @@ struct RunCommand: AsyncParsableCommand {
         if counts.skipped > 0 {
             parts.append("\(Format.count(counts.skipped)) skipped (not committed: the payload changed, or the lease was lost, during the run)")
         }
-        return "run \(summary.runID) \(summary.status.rawValue): " + parts.joined(separator: ", ")
+        var text = "run \(summary.runID) \(summary.status.rawValue): " + parts.joined(separator: ", ")
             + " in \(Format.seconds(summary.elapsed.secondsValue)) (\(Format.rate(summary.rate)) records/s)"
+        if summary.transientRetries > 0 {
+            text += "; \(Format.count(summary.transientRetries, "claim or commit", plural: "claims or commits")) tried again after a transient database error"
+        }
+        return text
     }
 }

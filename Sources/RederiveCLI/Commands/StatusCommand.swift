@@ -30,6 +30,8 @@ struct StatusCommand: AsyncParsableCommand {
             sources += status.map { Self.sources(of: $0.name, in: pipeline) }
         }
         let workers = try await store.liveWorkers()
+        // On a store many workers share: how far each run in progress has got, and each worker's share.
+        let runs = try await (store as? any SharedRunReporting)?.runsInProgress() ?? []
         let control = try await ControlReport.read(store)
         let projections = try await Self.projections(in: store, database.pipelines())
         let now = Date()
@@ -50,6 +52,7 @@ struct StatusCommand: AsyncParsableCommand {
                     ] as [String: Any]
                 },
                 "projections": projections.map { ["pipeline": $0.pipeline, "version": $0.version, "current": $0.current] as [String: Any] },
+                "runs": runs.map(RunProgressText.json),
                 "control": control.json,
             ] as [String: Any])
         case .csv:
@@ -75,6 +78,10 @@ struct StatusCommand: AsyncParsableCommand {
                     "\(projection.pipeline): \(Format.count(projection.current, "record")) \(projection.current == 1 ? "has" : "have") "
                         + "a current projection (version \(projection.version))"
                 )
+            }
+            for run in runs {
+                console.line(RunProgressText.headline(run))
+                console.line(RunProgressText.table(run, now: now))
             }
             for line in control.lines(now: now) {
                 console.line(line)

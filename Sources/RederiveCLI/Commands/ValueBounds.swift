@@ -86,6 +86,13 @@ enum ValueBounds {
         least: 1, most: 100_000, reason: "the most records one transaction commits"
     )
 
+    /// How long one commit should take when batches are sized toward it: a longer transaction keeps
+    /// the app's writes waiting (SQLite's one write lock, PostgreSQL's locks on the rows written).
+    static let targetBatchDuration = ValueBound<Double>(
+        least: 0.001, most: 60, unit: "seconds",
+        reason: "a minute, the longest a commit may keep the app's writes waiting"
+    )
+
     /// The most a payload may inflate to, in MiB: no more than this machine's memory.
     static var payloadMiB: ValueBound<Int> {
         ValueBound(least: 1, most: memoryMiB, unit: "MiB", reason: "this machine's memory")

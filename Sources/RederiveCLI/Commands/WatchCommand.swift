@@ -31,8 +31,7 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Workers that inflate, decode and derive at once, up to 8 per core.")
     var parallel: Int = ProcessInfo.processInfo.activeProcessorCount
 
-    @Option(parsing: .unconditional, help: "Records committed per transaction, at most.")
-    var batchSize: Int = 500
+    @OptionGroup var batches: BatchSizeOptions
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
         "Look for stale records at least this often, whatever the signals say.",
@@ -66,7 +65,6 @@ struct WatchCommand: AsyncParsableCommand {
 
     func validate() throws {
         try ValueBounds.workers.check(parallel, "--parallel")
-        try ValueBounds.batchSize.check(batchSize, "--batch-size")
         try ValueBounds.pollInterval.check(pollInterval, "--poll-interval")
         try ValueBounds.drainTimeout.check(drainTimeout, "--drain-timeout")
         try ValueBounds.leaseDuration.check(leaseDuration, "--lease-duration")
@@ -96,7 +94,8 @@ struct WatchCommand: AsyncParsableCommand {
         guard let watchable = store as? any WatchableStore else {
             throw RederiveError(.invalidArgument, "\(database.databaseName) cannot be watched: its store does not signal changes")
         }
-        var runner = Runner.Configuration(parallelism: parallel, batchSize: batchSize)
+        var runner = Runner.Configuration(parallelism: parallel)
+        batches.apply(to: &runner)
         runner.leaseDuration = Self.duration(leaseDuration)
         var configuration = Watcher.Configuration(runner: runner)
         configuration.pollInterval = Self.duration(pollInterval)

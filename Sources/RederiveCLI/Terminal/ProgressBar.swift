@@ -147,6 +147,7 @@ final class JSONLinesProgress: ProgressReporter {
                 "rate": (progress.rate * 10).rounded() / 10,
                 "etaSeconds": progress.estimatedRemaining.map { ($0.secondsValue * 10).rounded() / 10 } ?? NSNull(),
                 "overdue": progress.overdue.map { ["recordId": $0.recordID, "seconds": Int($0.elapsed.secondsValue)] },
+                "batchSize": progress.batchSize ?? NSNull(), "transientRetries": progress.transientRetries,
             ]
         case .held(let hold):
             hold.map { ["event": "held", "hold": $0.description] } ?? ["event": "resumed"]
@@ -157,7 +158,7 @@ final class JSONLinesProgress: ProgressReporter {
                 "failed": summary.counts.failed, "skipped": summary.counts.skipped,
                 "seconds": (summary.elapsed.secondsValue * 1000).rounded() / 1000,
                 "rate": (summary.rate * 10).rounded() / 10,
-                "projectionsUsed": summary.projections.used,
+                "projectionsUsed": summary.projections.used, "transientRetries": summary.transientRetries,
                 "projectionFallbacks": Dictionary(uniqueKeysWithValues: summary.projections.fallbacks.map { ($0.key.rawValue, $0.value) }),
             ]
         }

@@ -13,12 +13,19 @@ import Synchronization
 /// A prepared statement belongs to the server session: behind a connection pooler, use session
 /// pooling (PgBouncer's `pool_mode = session`).
 final class PreparedStatements: Sendable {
-    /// The name of each statement's text, the same on every connection of the store.
-    private let names = Mutex<[String: String]>([:])
+    /// The name of each statement's text, the same on every connection of the store, and the number
+    /// of the next name to give.
+    private let names = Mutex<(bySQL: [String: String], next: Int)>(([:], 1))
 
     /// Runs `statement` as a prepared statement on `connection`: PostgresNIO prepares it there the
     /// first time and executes it by name from then on. A statement with a NULL parameter, whose type
     /// is not known, runs as it is.
+    ///
+    /// PostgresNIO remembers a statement whose preparation failed as failed for as long as the
+    /// connection lives, and fails every later call of it without asking the server. Preparing takes
+    /// the locks of the tables a statement names, so a lock timeout or a cancel of the moment would make
+    /// a connection useless for the statement for good, and every retry of a claim or commit on it fail.
+    /// So a statement that fails is given a new name: its next call, on any connection, prepares it again.
     @discardableResult
     func run(_ statement: SQLStatement, on connection: PostgresConnection, logger: Logger) async throws -> [PostgresRow] {
         let types = statement.parameterTypes.compactMap { $0 }
@@ -26,14 +33,22 @@ final class PreparedStatements: Sendable {
             return try await connection.run(statement, logger: logger).collect { $0 }
         }
         let name = names.withLock { names in
-            if let name = names[statement.sql] { return name }
-            let name = "rederive_\(names.count + 1)"
-            names[statement.sql] = name
+            if let name = names.bySQL[statement.sql] { return name }
+            let name = "rederive_\(names.next)"
+            names.next += 1
+            names.bySQL[statement.sql] = name
             return name
         }
         let text = RuntimeStatement.Text(name: name, sql: statement.sql, types: types)
-        return try await RuntimeStatement.$text.withValue(text) {
-            try await connection.execute(RuntimeStatement(bindings: statement.binds), logger: logger).collect { $0 }
+        do {
+            return try await RuntimeStatement.$text.withValue(text) {
+                try await connection.execute(RuntimeStatement(bindings: statement.binds), logger: logger).collect { $0 }
+            }
+        } catch {
+            names.withLock { names in
+                if names.bySQL[statement.sql] == name { names.bySQL[statement.sql] = nil }
+            }
+            throw error
         }
     }
 }

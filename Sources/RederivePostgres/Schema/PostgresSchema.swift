@@ -27,7 +27,9 @@ import Rederive
 ///   per pipeline, the records stale when the run started, counted once by the worker that started
 ///   it: a worker joining the run takes what is left of that count rather than counting again.
 /// - `rederive_run_shares`: per run and worker lease, the counts its commits added (derived, unchanged,
-///   failed, skipped), so that a run killed mid-way still says what it committed. A run's counts are
+///   failed, skipped), so that a run killed mid-way still says what it committed, and (version 8) the
+///   time of its last commit and its recent rate (records per second between its commits, smoothed),
+///   for `status`. A run's counts are
 ///   the sum of its shares: each worker writes a row of its own, where one row per run would have every
 ///   commit of every worker wait for the others' to end.
 /// - `rederive_leases`: one row per worker process deriving now: host, pid, token, heartbeat, expiry,
@@ -58,7 +60,7 @@ import Rederive
 /// when a failing processor held a current entry there.
 enum PostgresSchema {
     /// Bumped when the tables below change; stored in `rederive_bookkeeping`.
-    static let version = 7
+    static let version = 8
 
     static let statements: [String] = [
         "CREATE SEQUENCE IF NOT EXISTS rederive_generations",
@@ -157,6 +159,9 @@ enum PostgresSchema {
             PRIMARY KEY (run_id, pipeline, record_id)
         )
         """,
+        // When a worker last committed to its share of a run, and its rate lately, for `status` (version 8).
+        "ALTER TABLE rederive_run_shares ADD COLUMN IF NOT EXISTS committed_at timestamptz",
+        "ALTER TABLE rederive_run_shares ADD COLUMN IF NOT EXISTS recent_rate double precision",
         // A stamp object with every processor's `current` cleared, for the triggers.
         """
         CREATE OR REPLACE FUNCTION rederive_stale_stamps(stamps jsonb) RETURNS jsonb

@@ -227,12 +227,30 @@ public final class PostgresStore: Sendable {
         }
     }
 
+    /// `error` in a person's words, naming what was attempted where; transient when the server rolled
+    /// the transaction back for a reason of the moment (see ``rolledBackForTheMoment(_:)``).
     func describe(_ error: any Error, _ verb: String) -> any Error {
         switch error {
         case let error as RederiveError: error
         case is CancellationError: error
-        default: RederiveError(.database, "cannot \(verb) \(location)", underlying: PostgresProblem(error))
+        default:
+            RederiveError(
+                .database, "cannot \(verb) \(location)", underlying: PostgresProblem(error),
+                transient: Self.rolledBackForTheMoment(error)
+            )
         }
+    }
+
+    /// SQLSTATEs of a transaction the server rolled back for what other transactions were doing at the
+    /// moment, which the same transaction may pass when tried again: `40001` (serialization failure,
+    /// under REPEATABLE READ or SERIALIZABLE), `40P01` (deadlock detected) and `55P03` (lock not
+    /// available: a `lock_timeout` or `NOWAIT` of the role or the database).
+    static let momentaryStates: Set<String> = ["40001", "40P01", "55P03"]
+
+    /// Whether `error` is the server's answer that the transaction was rolled back for the moment.
+    static func rolledBackForTheMoment(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError, error.code == .server, let state = error.serverInfo?[.sqlState] else { return false }
+        return momentaryStates.contains(state)
     }
 }
 

@@ -20,6 +20,11 @@ extension SQLiteStore {
     /// A claim is a cursor step in-process: small claims keep the workers evenly busy.
     public var preferredClaimSize: Int { 32 }
 
+    /// A commit holds the database's one write lock, which the app's own writes wait for (up to their
+    /// busy timeout): 50 ms keeps that wait below what a person notices in an app, and still holds
+    /// hundreds of records on a quiet database.
+    public var preferredBatchDuration: Duration { .milliseconds(50) }
+
     /// Hands out the next pending records after this lease's cursor, then reads their payloads on a
     /// reader connection of the calling worker's own.
     public func claim(_ plan: RunPlan, limit: Int, byteLimit: Int, lease: WorkerLease) async throws -> [PendingRecord] {

@@ -110,6 +110,13 @@ public final class SQLiteStore: RecordStore {
             } catch let error as RederiveError {
                 try snapshot?.requireUnchanged(path)
                 throw error
+            } catch let error as DatabaseError where [.SQLITE_BUSY, .SQLITE_LOCKED].contains(error.resultCode) {
+                try snapshot?.requireUnchanged(path)
+                // Another connection held the lock past the busy timeout: it may let go of it soon.
+                throw RederiveError(
+                    .database, "cannot \(verb) \(path): another connection holds its lock past the busy timeout",
+                    underlying: error, transient: true
+                )
             } catch {
                 try snapshot?.requireUnchanged(path)
                 throw RederiveError(.database, "cannot \(verb) \(path)", underlying: error)

@@ -197,7 +197,8 @@ struct WatchSession: Sendable {
             committed: { results, counts, duration in
                 run.add(counts)
                 metrics.committed(results, counts: counts, duration: duration, plan: plan)
-            }
+            },
+            retried: { operation in metrics.transientRetry(operation: operation) }
         )
         let pacer = configuration.maximumRate.map {
             RatePacer(rate: $0, burst: PipelinePass.claimSize(configuration, store: store), now: clock.now)

@@ -1,18 +1,21 @@
 /// How long to wait before trying the database again: doubling from `initial` with each failure up
 /// to `maximum`, each wait drawn at random between half and all of that, so that many watchers cut
 /// off together do not come back in step.
-struct Backoff: Sendable {
-    let initial: Duration
-    let maximum: Duration
+package struct Backoff: Sendable {
+    /// The ceiling of the first wait.
+    package let initial: Duration
+    /// The ceiling of every wait.
+    package let maximum: Duration
     private var failures = 0
 
-    init(initial: Duration = .milliseconds(100), maximum: Duration) {
+    /// A backoff whose waits double from `initial` up to `maximum`.
+    package init(initial: Duration = .milliseconds(100), maximum: Duration) {
         self.initial = initial
         self.maximum = max(initial, maximum)
     }
 
     /// The wait before the next attempt, after one more failure.
-    mutating func next() -> Duration {
+    package mutating func next() -> Duration {
         let ceiling = min(maximum, initial * (1 << min(failures, 30)))
         failures += 1
         let half = ceiling / 2
@@ -20,7 +23,7 @@ struct Backoff: Sendable {
     }
 
     /// The database answered: the next failure waits `initial` again.
-    mutating func reset() {
+    package mutating func reset() {
         failures = 0
     }
 }
