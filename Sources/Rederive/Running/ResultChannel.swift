@@ -7,8 +7,9 @@ import Synchronization
 /// more will come, and ``close()`` (the writer failed) drops whatever is sent from then on.
 ///
 /// Results of records named by ``expedite(_:)`` (a watcher's fresh records, claimed ahead of a backlog)
-/// go before every other result waiting, and end the writer's wait for a full batch: they are
-/// committed with the next batch, not behind the results queued before them.
+/// go before every other result waiting: they are committed with the next batch, not behind up to two
+/// batches queued before them. They do not cut a batch short: a batch of a few records costs a
+/// commit's fixed cost for them, and makes a batch sized toward a target duration smaller.
 final class ResultChannel: Sendable {
     private struct State {
         var buffer: [RecordResult] = []
@@ -33,8 +34,7 @@ final class ResultChannel: Sendable {
         self.capacity = max(1, capacity)
     }
 
-    /// Makes the results of `records` go first when they arrive, and end the writer's wait for a full
-    /// batch.
+    /// Makes the results of `records` go first when they arrive.
     func expedite(_ records: some Sequence<Int64>) {
         state.withLock { $0.expedited.formUnion(records) }
     }
@@ -117,7 +117,7 @@ final class ResultChannel: Sendable {
     }
 
     /// Waits for a first result until `idleDeadline`; once one is there, waits up to `fillTime` more for
-    /// `count` results, or until an expedited result is there, then takes up to `count`.
+    /// `count` results, then takes up to `count`, expedited results first.
     func receive(upTo count: Int, idleUntil idleDeadline: ContinuousClock.Instant, fillWithin fillTime: Duration) async -> Received {
         await waitFor(1, deadline: idleDeadline)
         let available = state.withLock { $0.buffer.count + $0.senders.count }
@@ -142,8 +142,7 @@ final class ResultChannel: Sendable {
         return .results(taken)
     }
 
-    /// Suspends until `count` results are buffered, one is expedited, the channel is finished, or
-    /// `deadline` passes.
+    /// Suspends until `count` results are buffered, the channel is finished, or `deadline` passes.
     /// Cancellation does not end the wait early: the writer drains until every worker is done.
     private func waitFor(_ count: Int, deadline: ContinuousClock.Instant) async {
         state.withLock { $0.timedOut = false }
@@ -156,10 +155,7 @@ final class ResultChannel: Sendable {
             }
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let ready: Bool = state.withLock { state in
-                    if state.finished || state.timedOut || state.expeditedBuffered > 0
-                        || state.buffer.count + state.senders.count >= count {
-                        return true
-                    }
+                    if state.finished || state.timedOut || state.buffer.count + state.senders.count >= count { return true }
                     state.wanted = count
                     state.receiver = continuation
                     return false
@@ -179,7 +175,7 @@ final class ResultChannel: Sendable {
     }
 
     private func wakeReceiverIfReady(_ state: inout State) {
-        if state.buffer.count >= min(state.wanted, capacity) || state.expeditedBuffered > 0, let receiver = state.receiver {
+        if state.buffer.count >= min(state.wanted, capacity), let receiver = state.receiver {
             receiver.resume()
             state.receiver = nil
         }
