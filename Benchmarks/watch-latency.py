@@ -20,7 +20,7 @@ What it does, on one store:
    register it). A second connection of this process polls every POLL_MS milliseconds for new records
    whose stamps are committed (`rederive_stamps` of the pipeline's last processor, which a record's
    commit writes with all its others), and for how many backlog records were derived again since the
-   watch started.
+   watch started (counted every 250 ms, and at once when the last backlog record is seen derived).
 4. A record's latency runs from the moment its INSERT committed (the call returned) to the first poll
    that saw it derived: it overstates the true latency by up to one poll interval plus the poll's own
    time. The backlog's drain time runs from the watcher's start to the poll that saw every backlog record
@@ -306,6 +306,14 @@ def measure_watch(target, rederive, db, backlog_ids, args):
                     if record > last_backlog and record not in derived:
                         derived[record] = seen
             now = time.monotonic()
+            # The backlog is claimed in id order: once its last record is derived, count them all (a
+            # lookup by key at each poll, so that the drain's end is seen within a poll, not a count's
+            # interval; the count itself scans every backlog stamp).
+            if drained_at is None and now < next_drain_check and watched.rows(
+                "SELECT count(*) FROM rederive_stamps WHERE pipeline = %s AND processor = %s AND record_id = %s AND run_id > %s AND current = 1",
+                (PIPELINE, LAST_PROCESSOR, last_backlog, first_run),
+            )[0][0]:
+                next_drain_check = now
             if drained_at is None and now >= next_drain_check:
                 drained_count = watched.rows(
                     "SELECT count(*) FROM rederive_stamps WHERE pipeline = %s AND processor = %s AND record_id <= %s AND run_id > %s AND current = 1",
