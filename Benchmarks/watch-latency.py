@@ -3,7 +3,7 @@
 against a plain `rederive run` on the same data.
 
     python3 Benchmarks/watch-latency.py [--store sqlite|postgres] [--backlog 20000] [--rate 100]
-                                        [--seconds 60] [--parallel 2] [--poll-ms 10]
+                                        [--seconds 60] [--parallel 2] [--poll-ms 10] [--backlog-from FILE]
 
 What it does, on one store:
 
@@ -20,7 +20,7 @@ What it does, on one store:
    register it). A second connection of this process polls every POLL_MS milliseconds for new records
    whose stamps are committed (`rederive_stamps` of the pipeline's last processor, which a record's
    commit writes with all its others), and for how many backlog records were derived again since the
-   watch started.
+   watch started (counted every 250 ms, and at once when the last backlog record is seen derived).
 4. A record's latency runs from the moment its INSERT committed (the call returned) to the first poll
    that saw it derived: it overstates the true latency by up to one poll interval plus the poll's own
    time. The backlog's drain time runs from the watcher's start to the poll that saw every backlog record
@@ -362,7 +362,8 @@ def measure_watch(target, rederive, db, backlog_ids, args):
     log(f"watch --parallel {args.parallel} on {target.name}, {args.rate} inserts/s for {args.seconds} s")
     watch_log = open(os.path.join(args.work, f"watch-{target.name}.log"), "w")
     started = time.monotonic()
-    watcher = subprocess.Popen([rederive, "watch", "--db", db, "--parallel", str(args.parallel), *args.watch_arg],
+    logging = ["--log-level", args.watch_log_level, "--log-format", "json"] if args.watch_log_level else []
+    watcher = subprocess.Popen([rederive, "watch", "--db", db, "--parallel", str(args.parallel), *logging, *args.watch_arg],
                                stdout=watch_log, stderr=subprocess.STDOUT)
     inserter = Inserter(inserting, args.rate, args.seconds, source_ids)
     inserter.start()
@@ -391,6 +392,11 @@ def measure_watch(target, rederive, db, backlog_ids, args):
                     if record > last_backlog and record not in derived:
                         derived[record] = seen
             now = time.monotonic()
+            # The backlog is claimed in id order: once its last record is derived again, look at them all
+            # at once (one record's lookup at each poll, so that the drain's end is seen within a poll,
+            # not within the four-times-a-second look at the records still to drain).
+            if drained_at is None and now < next_drain_check and target.first_undrained(watched, last_backlog, last_backlog, first_run) is None:
+                next_drain_check = now
             if drained_at is None and now >= next_drain_check:
                 undrained_from = target.first_undrained(watched, undrained_from, last_backlog, first_run)
                 if undrained_from is None:
@@ -475,8 +481,15 @@ def main():
                         help="how the backlog is made stale: a logic version bump (default) or `rederive invalidate`")
     parser.add_argument("--drain-deadline", type=float, default=1800, help="seconds after the inserts to wait for the backlog")
     parser.add_argument("--watch-arg", action="append", default=[],
-                        help="an argument more for `rederive watch` (repeat it), such as --watch-arg=--log-level --watch-arg=debug")
+                        help="an argument more for `rederive watch` (repeat it), such as --watch-arg=--max-rate --watch-arg=5000")
+    parser.add_argument("--watch-log-level", choices=["debug", "info"],
+                        help="the watcher's --log-level, as JSON lines into BENCH_DIR/watch-latency-STORE/watch-STORE.log (debug logs each commit)")
+    parser.add_argument("--backlog-from", metavar="FILE",
+                        help="SQLite only: start from this copy of an earlier run's backlog.sqlite (BENCH_DIR/watch-latency-sqlite/), "
+                             "made with the same --backlog and --backlog-kind, rather than generate and derive one again")
     args = parser.parse_args()
+    if args.backlog_from and (args.store != "sqlite" or not os.path.isfile(args.backlog_from)):
+        raise SystemExit("--backlog-from needs --store sqlite and an existing file")
     if not 1 <= args.parallel <= 64 or not 0 < args.rate <= 10000 or not 0 < args.seconds <= 3600 or not 1 <= args.backlog <= 10_000_000:
         raise SystemExit("--parallel 1...64, --rate up to 10000, --seconds up to 3600, --backlog up to 10,000,000")
 
@@ -490,13 +503,17 @@ def main():
     target = SQLiteTarget(args.work) if args.store == "sqlite" else PostgresTarget(args.work)
     try:
         template = target.prepare_template()
-        log(f"backlog: generate {args.backlog} records, derive them, make them stale ({args.backlog_kind})")
-        run([rederive, "generate", "--db", template, "--count", str(args.backlog), "--seed", str(args.seed), "--corrupt", "0"])
-        run([rederive, "run", "--db", template, "--progress", "none", "--parallel", str(args.parallel)])
-        if args.backlog_kind == "invalidate":
-            run([rederive, "invalidate", "--db", template])
+        if args.backlog_from:
+            log(f"backlog: copied from {args.backlog_from}")
+            shutil.copyfile(args.backlog_from, template)
         else:
-            target.mark_bumped(template)
+            log(f"backlog: generate {args.backlog} records, derive them, make them stale ({args.backlog_kind})")
+            run([rederive, "generate", "--db", template, "--count", str(args.backlog), "--seed", str(args.seed), "--corrupt", "0"])
+            run([rederive, "run", "--db", template, "--progress", "none", "--parallel", str(args.parallel)])
+            if args.backlog_kind == "invalidate":
+                run([rederive, "invalidate", "--db", template])
+            else:
+                target.mark_bumped(template)
 
         baseline_db = target.copy("baseline")
         started = time.monotonic()

@@ -113,7 +113,8 @@ package struct ClaimingWorker: Sendable {
 
     /// Claims the next batch from the store for every worker to take from: as many records as the
     /// budget grants, after the wait the maximum rate asks for; the records claimed ``ahead`` first,
-    /// when there are any. False when cancelled during that wait.
+    /// when there are any, whose results the writer then commits with its next batch, ahead of the
+    /// results waiting (``ResultChannel/expedite(_:)``). False when cancelled during that wait.
     private func claim() async throws -> Bool {
         let (wanted, wait) = work.take(upTo: min(claimSize, batchSize.size))
         if await !pace(wait) {
@@ -128,6 +129,8 @@ package struct ClaimingWorker: Sendable {
                 let claimBytes = self.claimBytes
                 if let ahead {
                     batch = try await retry.run("claim") { try await ahead.claim(limit: wanted, byteLimit: claimBytes) }
+                    // Claimed ahead of the plan's own, and committed ahead of them too.
+                    if !batch.isEmpty { channel.expedite(batch.lazy.map(\.recordID)) }
                 }
                 if batch.isEmpty {
                     batch = try await retry.run("claim") {

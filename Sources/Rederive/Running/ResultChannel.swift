@@ -5,9 +5,18 @@ import Synchronization
 ///
 /// The writer takes what has arrived with ``receive(upTo:idleUntil:fillWithin:)``; ``finish()`` says no
 /// more will come, and ``close()`` (the writer failed) drops whatever is sent from then on.
+///
+/// Results of records named by ``expedite(_:)`` (a watcher's fresh records, claimed ahead of a backlog)
+/// go before every other result waiting: they are committed with the next batch, not behind up to two
+/// batches queued before them. They do not cut a batch short: a batch of a few records costs a
+/// commit's fixed cost for them, and makes a batch sized toward a target duration smaller.
 final class ResultChannel: Sendable {
     private struct State {
         var buffer: [RecordResult] = []
+        /// Records whose results are expedited when they arrive.
+        var expedited: Set<Int64> = []
+        /// How many results at the front of `buffer` were expedited.
+        var expeditedBuffered = 0
         var senders: [(RecordResult, CheckedContinuation<Void, Never>)] = []
         var receiver: CheckedContinuation<Void, Never>?
         /// How many results wake the waiting receiver.
@@ -25,14 +34,18 @@ final class ResultChannel: Sendable {
         self.capacity = max(1, capacity)
     }
 
+    /// Makes the results of `records` go first when they arrive.
+    func expedite(_ records: some Sequence<Int64>) {
+        state.withLock { $0.expedited.formUnion(records) }
+    }
+
     /// Hands a result to the writer, waiting while the channel is full.
     func send(_ result: RecordResult) async {
         if trySend(result) { return }
         await withCheckedContinuation { continuation in
             let resumeNow: Bool = state.withLock { state in
                 if state.closed { return true }
-                if state.buffer.count < capacity {
-                    state.buffer.append(result)
+                if Self.admit(result, &state, capacity: capacity) {
                     wakeReceiverIfReady(&state)
                     return true
                 }
@@ -48,11 +61,23 @@ final class ResultChannel: Sendable {
     func trySend(_ result: RecordResult) -> Bool {
         state.withLock { state in
             guard !state.closed else { return true }
-            guard state.buffer.count < capacity else { return false }
-            state.buffer.append(result)
+            guard Self.admit(result, &state, capacity: capacity) else { return false }
             wakeReceiverIfReady(&state)
             return true
         }
+    }
+
+    /// Buffers `result` if there is room: an expedited one before the other waiting results, after the
+    /// expedited ones. False when it must wait for room.
+    private static func admit(_ result: RecordResult, _ state: inout State, capacity: Int) -> Bool {
+        guard state.buffer.count < capacity else { return false }
+        if !state.expedited.isEmpty, state.expedited.remove(result.recordID) != nil {
+            state.buffer.insert(result, at: state.expeditedBuffered)
+            state.expeditedBuffered += 1
+        } else {
+            state.buffer.append(result)
+        }
+        return true
     }
 
     /// No more results will be sent: the receiver drains what is left.
@@ -71,6 +96,7 @@ final class ResultChannel: Sendable {
             state.closed = true
             state.finished = true
             state.buffer.removeAll()
+            state.expeditedBuffered = 0
             defer {
                 state.senders.removeAll()
                 state.receiver = nil
@@ -91,7 +117,7 @@ final class ResultChannel: Sendable {
     }
 
     /// Waits for a first result until `idleDeadline`; once one is there, waits up to `fillTime` more for
-    /// `count` results, then takes up to `count`.
+    /// `count` results, then takes up to `count`, expedited results first.
     func receive(upTo count: Int, idleUntil idleDeadline: ContinuousClock.Instant, fillWithin fillTime: Duration) async -> Received {
         await waitFor(1, deadline: idleDeadline)
         let available = state.withLock { $0.buffer.count + $0.senders.count }
@@ -102,11 +128,12 @@ final class ResultChannel: Sendable {
         let (taken, released) = state.withLock { state -> ([RecordResult], [CheckedContinuation<Void, Never>]) in
             let taken = Array(state.buffer.prefix(count))
             state.buffer.removeFirst(taken.count)
+            state.expeditedBuffered = max(0, state.expeditedBuffered - taken.count)
             // Waiting senders move into the freed room.
             var released: [CheckedContinuation<Void, Never>] = []
             while state.buffer.count < capacity, !state.senders.isEmpty {
                 let (result, continuation) = state.senders.removeFirst()
-                state.buffer.append(result)
+                _ = Self.admit(result, &state, capacity: capacity)
                 released.append(continuation)
             }
             return (taken, released)

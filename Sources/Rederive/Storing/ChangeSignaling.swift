@@ -20,6 +20,21 @@ public protocol ChangeSignaling: Sendable {
     /// start by themselves once they reach the end does nothing.
     func restartClaims(_ plan: RunPlan, lease: WorkerLease)
 
+    /// Makes `lease`'s next claims of `plan`, a lane of fresh records (``StaleLane/fresh``), look
+    /// again at the records behind where they reached, skipping those that the store's counts show
+    /// not fresh: a watcher's sweep for payloads replaced and records invalidated behind its claims.
+    /// Records handed out and not committed yet count as fresh; `lowestInFlight` is the lowest of
+    /// their ids, if any. A store that cannot count cheaply where fresh records are looks from the
+    /// first record again (``restartClaims(_:lease:)``), as the default does.
+    func sweepFreshClaims(_ plan: RunPlan, lease: WorkerLease, lowestInFlight: Int64?) async throws
+
+    /// Records a watcher's run as ``RecordStore/startRun(_:lease:)`` does, taking `pending` (per plan,
+    /// what the watcher found stale) for its count of pending records where the store's own count would
+    /// cost a pass over the table: a watcher starts a run at each busy period, and needs no exact count.
+    /// A store whose count is cheap, or that shares runs between processes by their counts, counts as
+    /// `startRun` does, as the default does.
+    func startWatchRun(_ plans: [RunPlan], lease: WorkerLease, pending: [Int]) async throws -> StartedRun
+
     /// Whether the store logs an outage of its database itself, once when it begins and once when it
     /// ends (PostgreSQL's does, from its connection pool): a watcher then reports the outage in its
     /// health and metrics only, so that it is not logged twice.
@@ -29,4 +44,16 @@ public protocol ChangeSignaling: Sendable {
 extension ChangeSignaling {
     /// A store logs no outage of its own unless it says so.
     public var logsOutages: Bool { false }
+
+    /// Looks from the first record again.
+    public func sweepFreshClaims(_ plan: RunPlan, lease: WorkerLease, lowestInFlight: Int64?) async throws {
+        restartClaims(plan, lease: lease)
+    }
+}
+
+extension ChangeSignaling where Self: RecordStore {
+    /// Starts the run as ``RecordStore/startRun(_:lease:)`` does, counting what is pending.
+    public func startWatchRun(_ plans: [RunPlan], lease: WorkerLease, pending: [Int]) async throws -> StartedRun {
+        try await startRun(plans, lease: lease)
+    }
 }

@@ -167,7 +167,7 @@ public final class SQLiteStore: RecordStore {
 
     /// Records a new run and returns its id. The caller holds the lease, so a run still recorded as
     /// running lost its process: it is recorded as interrupted first (``OrphanedRuns``).
-    private func recordRun(processors: [ProcessorVersion], lease: WorkerLease) async throws -> Int64 {
+    func recordRun(processors: [ProcessorVersion], lease: WorkerLease) async throws -> Int64 {
         let processorsJSON = String(decoding: try JSONEncoder().encode(processors), as: UTF8.self)
         let now = Timestamp.text(Date())
         let keep = replacedValuesRunLimit

@@ -6,8 +6,11 @@ import Synchronization
 ///
 /// The lane's claims go on from where they reached, so that looking again after a change costs the
 /// records written since (new records come last in id order), not a pass over the table. Records
-/// behind that point (a payload replaced, a record invalidated) are found by a sweep, which starts the
-/// claims from the first record again, at most once per sweep interval.
+/// behind that point (a payload replaced, a record invalidated) are found by a sweep, at most once per
+/// sweep interval: the store moves the claims back to where its index counts show no fresh record
+/// behind (``ChangeSignaling/sweepFreshClaims(_:lease:lowestInFlight:)``), which at the lane's first
+/// look, when nothing is fresh, is the last record: looking then costs the records written since, not a
+/// probe of every record.
 ///
 /// While a backlog drains, the lane claims ahead of the backlog's claims (``ClaimsAhead``) whenever
 /// the store signalled a change since its last look, and its records are derived and committed in the
@@ -61,8 +64,12 @@ final class FreshLane: ClaimsAhead {
     }
 
     /// Makes the next look sweep: what the lane handed out may not have been committed (a pass failed).
+    /// No pass is under way, so nothing the lane handed out is in flight any more.
     func sweepNext() {
-        state.withLock { $0.nextSweep = clock.now }
+        state.withLock { state in
+            state.nextSweep = clock.now
+            state.inFlight = []
+        }
     }
 
     /// Claims fresh records ahead of a backlog's, when the store signalled a change since the last look
@@ -79,7 +86,9 @@ final class FreshLane: ClaimsAhead {
             return (sweep, state.inFlight)
         }
         guard let look else { return [] }
-        let claimed = try await claimFromStore(sweep: look.sweep, limit: limit, byteLimit: byteLimit)
+        let claimed = try await claimFromStore(
+            sweep: look.sweep, lowestInFlight: look.handedOut.min(), limit: limit, byteLimit: byteLimit
+        )
         return state.withLock { state in
             state.more = claimed.count >= limit
             state.nextLook = claimed.isEmpty ? now + lookInterval : now
@@ -99,17 +108,21 @@ final class FreshLane: ClaimsAhead {
             state.swept(sweep, at: now, interval: sweepInterval)
             return sweep
         }
-        return try await claimFromStore(sweep: sweep, limit: limit, byteLimit: byteLimit)
+        return try await claimFromStore(sweep: sweep, lowestInFlight: nil, limit: limit, byteLimit: byteLimit)
     }
 
-    /// Claims from where the lane's claims reached, or from the first record when it sweeps. A sweep
-    /// that found few records passed over the whole table: the next waits ten times as long as it took
-    /// at least, so that sweeps of a large table take a tenth of a core at most.
-    private func claimFromStore(sweep: Bool, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {
+    /// Claims from where the lane's claims reached, or, when it sweeps, from where the store finds no
+    /// fresh record behind (before `lowestInFlight`, the lowest record handed out and not committed).
+    /// A sweep may pass over the whole table: the next waits ten times as long as it took at least, so
+    /// that sweeps of a large table take a tenth of a core at most.
+    private func claimFromStore(sweep: Bool, lowestInFlight: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {
         let store = self.store
         let plan = self.plan
         let started = clock.now
-        if sweep { store.restartClaims(plan, lease: await lease.current) }
+        if sweep {
+            let held = await lease.current
+            try await store.sweepFreshClaims(plan, lease: held, lowestInFlight: lowestInFlight)
+        }
         let records = try await lease.withCurrentLease(pipeline: plan.pipeline.name) { held in
             try await store.claim(plan, limit: limit, byteLimit: byteLimit, lease: held)
         }

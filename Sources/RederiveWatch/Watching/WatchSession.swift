@@ -126,7 +126,7 @@ struct WatchSession: Sendable {
             }
             let first = try await lane.claimNow(limit: claimSize, byteLimit: max(1, configuration.batchByteLimit / configuration.parallelism))
             if first.isEmpty { continue }
-            let current = try await open(&run, clock: clock)
+            let current = try await open(&run, pending: first.count, of: lane.plan, clock: clock)
             current.worked(at: clock.now)
             // A claim that came back full may have more behind it: every worker then.
             let records = first.count < claimSize ? first.count : configuration.parallelism
@@ -157,7 +157,7 @@ struct WatchSession: Sendable {
             watcher.metrics.oldestStaleAge(pipeline: name, seconds: since.duration(to: clock.now).secondsValue)
             // A paused or throttled watcher opens no run: it waits here until its work may go on.
             if run == nil, await lease.control.gate.pass(plan: plan, runID: nil) == .stopped { return true }
-            let current = try await open(&run, clock: clock)
+            let current = try await open(&run, pending: pending, of: plan, clock: clock)
             current.worked(at: clock.now)
             // A small number of stale records is derived at once; a backlog with the fresh records
             // claimed ahead of it, so that records written meanwhile are not queued behind it.
@@ -216,10 +216,12 @@ struct WatchSession: Sendable {
         return interrupted
     }
 
-    /// The run open now, or a new one recorded in the store.
-    private func open(_ run: inout RollingRun?, clock: ContinuousClock) async throws -> RollingRun {
+    /// The run open now, or a new one recorded in the store, opened because `pending` records of
+    /// `plan`'s pipeline were found stale.
+    private func open(_ run: inout RollingRun?, pending: Int, of plan: RunPlan, clock: ContinuousClock) async throws -> RollingRun {
         if let run { return run }
-        let started = try await store.startRun(plans, lease: await lease.current)
+        let counts = plans.map { $0.pipeline.name == plan.pipeline.name ? pending : 0 }
+        let started = try await store.startWatchRun(plans, lease: await lease.current, pending: counts)
         let opened = RollingRun(id: started.id, now: clock.now)
         run = opened
         logger.info("run started", metadata: [
