@@ -114,7 +114,8 @@ package struct ClaimingWorker: Sendable {
     /// Claims the next batch from the store for every worker to take from: as many records as the
     /// budget grants, after the wait the maximum rate asks for; the records claimed ``ahead`` first,
     /// when there are any, whose results the writer then commits with its next batch, ahead of the
-    /// results waiting (``ResultChannel/expedite(_:)``). False when cancelled during that wait.
+    /// results waiting (``ResultChannel/expedite(_:)``), and the plan's own after them, up to the
+    /// claim's size. False when cancelled during that wait.
     private func claim() async throws -> Bool {
         let (wanted, wait) = work.take(upTo: min(claimSize, batchSize.size))
         if await !pace(wait) {
@@ -132,10 +133,14 @@ package struct ClaimingWorker: Sendable {
                     // Claimed ahead of the plan's own, and committed ahead of them too.
                     if !batch.isEmpty { channel.expedite(batch.lazy.map(\.recordID)) }
                 }
-                if batch.isEmpty {
-                    batch = try await retry.run("claim") {
+                // The plan's own records fill the rest of the claim: a few fresh records a look must not
+                // take the place of a whole claim of the backlog, or fresh arrivals slow its drain.
+                let rest = wanted - batch.count
+                let restBytes = claimBytes - batch.reduce(0) { $0 + ($1.payload?.count ?? 0) }
+                if rest > 0, restBytes > 0 {
+                    batch += try await retry.run("claim") {
                         try await lease.withCurrentLease(pipeline: plan.pipeline.name) { held in
-                            try await store.claim(plan, limit: wanted, byteLimit: claimBytes, lease: held)
+                            try await store.claim(plan, limit: rest, byteLimit: restBytes, lease: held)
                         }
                     }
                 }
