@@ -15,25 +15,28 @@ struct BackupTests {
             let started = Atomic<Bool>(false)
             let finished = Atomic<Bool>(false)
             // The app inserts one record per transaction until the backup is done, and once more after.
-            let writer = Task.detached {
-                let app = try appConnection(path)
-                var index = 1_000
-                func insert() throws {
-                    try app.write { db in
-                        try db.execute(
-                            sql: "INSERT INTO items (key, payload) VALUES (?, ?)",
-                            arguments: ["w\(index)", Data(sampleJSON("w\(index)", [1]).utf8)]
-                        )
+            // On a thread of its own: its writes block, and the cooperative pool serves every test of the process.
+            let writer = Task {
+                try await BlockingWork.run {
+                    let app = try appConnection(path)
+                    var index = 1_000
+                    func insert() throws {
+                        try app.write { db in
+                            try db.execute(
+                                sql: "INSERT INTO items (key, payload) VALUES (?, ?)",
+                                arguments: ["w\(index)", Data(sampleJSON("w\(index)", [1]).utf8)]
+                            )
+                        }
+                        index += 1
                     }
-                    index += 1
-                }
-                while !finished.load(ordering: .acquiring) {
+                    while !finished.load(ordering: .acquiring) {
+                        try insert()
+                        started.store(true, ordering: .releasing)
+                    }
                     try insert()
-                    started.store(true, ordering: .releasing)
                 }
-                try insert()
             }
-            while !started.load(ordering: .acquiring) { await Task.yield() }
+            #expect(await eventually(within: 60) { started.load(ordering: .acquiring) })
             let before = try Inspection(path: path).count("SELECT count(*) FROM items")
             let backupPath = path + ".backup"
             let report = try await DatabaseBackup.create(of: path, to: backupPath)

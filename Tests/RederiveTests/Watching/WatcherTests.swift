@@ -159,15 +159,19 @@ struct WatcherOutageTests {
             let app = try appConnection(path)
             // The app writes records and keeps its transaction, and the write lock, until the watcher's
             // lease renewals have failed for want of it: the watcher then says it is not ready.
-            let holding = Task.detached {
-                try app.inTransaction(.immediate) { db in
-                    for (key, json) in samples(10) {
-                        try db.execute(
-                            sql: "INSERT INTO items (key, payload) VALUES (?, ?)",
-                            arguments: [key, Data(PayloadCodec.encode(Array(json.utf8)))]
-                        )
+            // On a thread of its own: it blocks while it waits, which on the cooperative pool would stall
+            // the watcher and every other test of the process with it.
+            let holding = Task {
+                try await BlockingWork.run {
+                    try app.inTransaction(.immediate) { db in
+                        for (key, json) in samples(10) {
+                            try db.execute(
+                                sql: "INSERT INTO items (key, payload) VALUES (?, ?)",
+                                arguments: [key, Data(PayloadCodec.encode(Array(json.utf8)))]
+                            )
+                        }
+                        return eventually(within: 60) { !health.snapshot.databaseReachable } ? .commit : .rollback
                     }
-                    return eventually(within: 60) { !health.snapshot.databaseReachable } ? .commit : .rollback
                 }
             }
             try await holding.value
