@@ -11,9 +11,7 @@ import Testing
 /// A watcher's configuration for tests: two workers, quick signals, a short lease and quiet period.
 func watchConfiguration(parallelism: Int = 2) -> Watcher.Configuration {
     var configuration = Watcher.Configuration(runner: Runner.Configuration(parallelism: parallelism, batchSize: 50))
-    // Long enough that a test process stalled by the whole suite's load keeps its lease. With 3 s, a
-    // watcher on the memory store twice stopped deriving in such a run; the cause is not found yet.
-    configuration.runner.leaseDuration = .seconds(10)
+    configuration.runner.leaseDuration = .seconds(3)
     configuration.signalInterval = .milliseconds(5)
     configuration.pollInterval = .seconds(30)
     configuration.quietPeriod = .milliseconds(300)
