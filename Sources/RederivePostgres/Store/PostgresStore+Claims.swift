@@ -59,14 +59,9 @@ extension PostgresStore {
             let outcome: ClaimOutcome
             do {
                 let skipped = skippedRecords.withLock { $0[key] } ?? SkippedRecords()
-                outcome = try await claimOnce(plan, position, skipped, limit: limit, byteLimit: byteLimit, lease: lease)
+                outcome = try await claimRetrying(plan, position, skipped, limit: limit, byteLimit: byteLimit, lease: lease)
             } catch is CancellationError {
                 return []
-            } catch let fault as ConnectionFault {
-                // Rolled back with its connection: the runner tries the claim again, with a backoff;
-                // a claim tried again first reads whether the lease is still held, and when it was
-                // taken over meanwhile says so, and the run takes a new lease.
-                throw RederiveError(.database, "\(fault.error)", transient: true)
             }
             skippedRecords.withLock { $0[key] = outcome.skipped }
             if !outcome.records.isEmpty {
@@ -102,6 +97,32 @@ extension PostgresStore {
     /// tried again: a claim cut off from the server would otherwise wait for ever.
     static func claimDeadline(_ lease: WorkerLease) -> Duration {
         max(lease.duration, .seconds(5))
+    }
+
+    /// ``claimOnce(_:_:_:limit:byteLimit:lease:)``, tried again, after a pause that doubles each time,
+    /// while its connection fails (reset, its session ended by the server, or no answer by the
+    /// deadline) and no longer than the lease lasts since the first failure. A claim tried again
+    /// first reads whether the lease is still held: when it was taken over meanwhile, the claim says so,
+    /// and the run takes a new lease. (The runner's retries of transient errors cover what the server
+    /// rolls back for the moment; a claim cut off from the server is tried again here, where the
+    /// faults tests showed a worker cut inside a claim rejoin its run every time.)
+    private func claimRetrying(
+        _ plan: RunPlan, _ position: ClaimPosition, _ skipped: SkippedRecords, limit: Int, byteLimit: Int, lease: WorkerLease
+    ) async throws -> ClaimOutcome {
+        var pause = Duration.milliseconds(100)
+        var failedSince: ContinuousClock.Instant?
+        while true {
+            do {
+                return try await claimOnce(plan, position, skipped, limit: limit, byteLimit: byteLimit, lease: lease)
+            } catch let fault as ConnectionFault {
+                let since = failedSince ?? .now
+                failedSince = since
+                guard since.duration(to: .now) < lease.duration else { throw fault.error }
+                logger.warning("a claim failed; trying again", metadata: ["error": "\(fault.error)"])
+                try await Task.sleep(for: pause)
+                pause = min(pause * 2, lease.duration / 3)
+            }
+        }
     }
 
     private struct ClaimOutcome: Sendable {
