@@ -50,7 +50,8 @@ import Rederive
 ///   counted tables in every writer's transaction; deltas are appended, never updated, and folded into
 ///   the totals now and then (see ``PostgresStatusCounts``).
 /// - `rederive_projections` (version 7): per pipeline and record, the stored projection of its decoded
-///   payload, for pipelines that declare one (``PostgresProjectionSchema``).
+///   payload, for pipelines that declare one (``PostgresProjectionSchema``). Version 9 plans the
+///   statements of its count triggers for each statement's rows (``PostgresProjectionCounts``).
 ///
 /// A record's first derivation writes five rows: the companion row, the stamp row, the replaced row,
 /// and the `rederive_records` row twice (claimed, then released by the commit), plus, per commit of a
@@ -60,7 +61,7 @@ import Rederive
 /// when a failing processor held a current entry there.
 enum PostgresSchema {
     /// Bumped when the tables below change; stored in `rederive_bookkeeping`.
-    static let version = 8
+    static let version = 9
 
     static let statements: [String] = [
         "CREATE SEQUENCE IF NOT EXISTS rederive_generations",
