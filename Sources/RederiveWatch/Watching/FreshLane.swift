@@ -22,7 +22,7 @@ final class FreshLane: ClaimsAhead {
     private let store: any WatchableStore
     private let lease: LeaseKeeper
     private let mailbox: ChangeMailbox
-    /// The shortest time between two looks ahead of a backlog that found nothing.
+    /// The shortest time between two looks ahead of a backlog, unless the first filled its claim.
     private let lookInterval: Duration
     /// The shortest time between two sweeps.
     private let sweepInterval: Duration
@@ -91,7 +91,10 @@ final class FreshLane: ClaimsAhead {
         )
         return state.withLock { state in
             state.more = claimed.count >= limit
-            state.nextLook = claimed.isEmpty ? now + lookInterval : now
+            // A look that filled its claim looks again at once; any other waits the look interval, so
+            // that records arriving one by one are claimed a few at a time: each look is a claim of
+            // its own on the backlog's path, and costs the drain as much whatever it finds.
+            state.nextLook = state.more ? now : now + lookInterval
             // Handed out before this look began, or since: the stream derives it already.
             let records = claimed.filter { !look.handedOut.contains($0.recordID) && !state.inFlight.contains($0.recordID) }
             state.inFlight.formUnion(records.map(\.recordID))

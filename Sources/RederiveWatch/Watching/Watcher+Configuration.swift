@@ -25,9 +25,11 @@ extension Watcher {
         /// behind it. Fewer are derived at once.
         public var backlogThreshold = 1_000
         /// While a backlog drains, the shortest time between two looks for fresh records (new,
-        /// rewritten, invalidated) that found none: the backlog's workers look before their claims
-        /// when the store signalled a change, and derive what they find ahead of the backlog.
-        public var freshPassInterval: Duration = .milliseconds(20)
+        /// rewritten, invalidated), unless a look found as many as it could claim: the backlog's
+        /// workers look before their claims when the store signalled a change, and derive what they
+        /// find ahead of the backlog. Each look is a claim on the backlog's path: records arriving one
+        /// by one are claimed a few at a time, each waiting this long at most for its look.
+        public var freshPassInterval: Duration = .milliseconds(50)
         /// The longest a rewritten or invalidated record waits while records keep being written: the
         /// watcher looks for fresh records where it last found some (new records come last), and
         /// through the whole table at most this often.
