@@ -12,7 +12,10 @@ What it does, on one store:
    the processor's (`--backlog-kind invalidate` uses `rederive invalidate` instead, whose records the
    watcher treats as fresh, not as a backlog).
 2. Baseline: `rederive run --parallel N` on a copy of that database, timed (wall seconds). Its drain
-   rate is BACKLOG / wall.
+   rate is BACKLOG / wall. A second baseline, on another copy: the same plain run while the inserts of
+   step 3 go on and this process polls as it does there (stopped once the backlog is derived again), so
+   that what the traffic and the measuring cost the machine is told apart from what the watcher costs
+   (`--no-plain-beside-inserts` skips it).
 3. Watch: `rederive watch --parallel N` on another copy. As it starts, this process starts inserting
    RATE new records per second for SECONDS seconds, one INSERT per transaction at even intervals, from
    its own connection (Python's sqlite3 on SQLite; a psql session on PostgreSQL), each with a new key and
@@ -124,6 +127,11 @@ class SQLiteTarget:
     def connect(self, db):
         return SQLiteSession(db)
 
+    def drop(self, name):
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(self.db_argument(name) + suffix):
+                os.remove(self.db_argument(name) + suffix)
+
     def mark_bumped(self, db):
         session = SQLiteSession(db)
         session.rows(BUMP)
@@ -219,6 +227,17 @@ class PostgresTarget:
 
     def connect(self, db):
         return PsqlSession(self, self.database(db))
+
+    def drop(self, name):
+        # The copy's last sessions may take a moment to end after their clients did.
+        for attempt in range(50):
+            try:
+                self.psql(["-d", "postgres", "-c", f"DROP DATABASE IF EXISTS {name}"])
+                return
+            except subprocess.CalledProcessError as error:
+                if "being accessed by other users" not in error.stderr or attempt == 49:
+                    raise
+                time.sleep(0.2)
 
     def mark_bumped(self, db):
         session = self.connect(db)
@@ -332,12 +351,15 @@ class Inserter(threading.Thread):
         self.lock = threading.Lock()
         self.behind = 0.0  # the most this thread fell behind its schedule, seconds
         self.error = None
+        self.stop = threading.Event()
 
     def run(self):
         try:
             start = time.monotonic()
             total = int(self.rate * self.seconds)
             for index in range(total):
+                if self.stop.is_set():
+                    break
                 due = start + index / self.rate
                 now = time.monotonic()
                 if due > now:
@@ -350,6 +372,78 @@ class Inserter(threading.Thread):
                     self.inserted[record] = committed
         except Exception as error:  # noqa: BLE001 - reported by the main thread
             self.error = error
+
+
+class Drain:
+    """Looks for the end of the backlog's drain: every backlog record derived again by a run after
+    `first_run`. The backlog is claimed in id order: once its last record is derived again, every record
+    is looked at (one record's lookup at each poll, so that the drain's end is seen within a poll, not
+    within the four-times-a-second look at the records still to drain)."""
+
+    def __init__(self, target, session, backlog_ids, first_run, started):
+        self.target, self.session, self.first_run, self.started = target, session, first_run, started
+        self.last_backlog = max(backlog_ids)
+        self.records = len(backlog_ids)
+        # Every backlog record below this one was seen derived again: each look goes on from there, so
+        # that it reads the records still to drain rather than all of them, four times a second.
+        self.undrained_from = min(backlog_ids)
+        self.next_check = 0.0
+        self.drained_at = None
+
+    def poll(self, now):
+        if self.drained_at is not None:
+            return
+        last = self.last_backlog
+        if now < self.next_check and self.target.first_undrained(self.session, last, last, self.first_run) is None:
+            self.next_check = now
+        if now >= self.next_check:
+            self.undrained_from = self.target.first_undrained(self.session, self.undrained_from, last, self.first_run)
+            if self.undrained_from is None:
+                self.drained_at = time.monotonic()
+                log(f"backlog drained after {self.drained_at - self.started:.1f} s")
+            self.next_check = now + 0.25
+
+    def derived_count(self):
+        if self.drained_at is not None:
+            return self.records
+        return self.target.drained(self.session, self.last_backlog, self.first_run)
+
+
+def measure_plain_beside_inserts(target, rederive, db, backlog_ids, args):
+    """A plain `rederive run` while the same inserts go on and this process polls as it does for the
+    watcher: the drain rate a plain run keeps on this machine beside that traffic. Returns its drain
+    seconds (from the run's start to the poll that saw the backlog derived again)."""
+    session = target.connect(db)
+    inserting = target.connect(db)
+    first_run = session.rows("SELECT coalesce(max(id), 0) FROM rederive_runs")[0][0]
+    log(f"plain run --parallel {args.parallel} beside {args.rate} inserts/s")
+    started = time.monotonic()
+    process = subprocess.Popen([rederive, "run", "--db", db, "--progress", "none", "--parallel", str(args.parallel)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    inserter = Inserter(inserting, args.rate, args.seconds, backlog_ids[:50])
+    inserter.start()
+    drain = Drain(target, session, backlog_ids, first_run, started)
+    try:
+        while drain.drained_at is None and time.monotonic() < started + args.drain_deadline:
+            if inserter.error:
+                raise inserter.error
+            # The same two looks as beside the watcher: for inserted records, and for the drain.
+            target.derived_since(session, max(backlog_ids) + 1)
+            drain.poll(time.monotonic())
+            if process.poll() is not None and drain.drained_at is None:
+                drain.poll(drain.next_check)
+                if drain.drained_at is None:
+                    raise SystemExit(f"the plain run ended before the backlog was derived: {process.stderr.read()}")
+            time.sleep(args.poll_ms / 1000)
+    finally:
+        inserter.stop.set()
+        inserter.join(timeout=10)
+        status = process.wait(timeout=600)
+        session.close()
+        inserting.close()
+    if status != 0:
+        raise SystemExit(f"the plain run beside inserts exited with status {status}")
+    return None if drain.drained_at is None else drain.drained_at - started
 
 
 def measure_watch(target, rederive, db, backlog_ids, args):
@@ -369,12 +463,7 @@ def measure_watch(target, rederive, db, backlog_ids, args):
     inserter.start()
 
     derived = {}  # record id -> monotonic time a poll first saw it derived
-    drained_at = None
-    drained_count = 0
-    # Every backlog record below this one was seen derived again: each look goes on from there, so that
-    # it reads the records still to drain rather than all of them, four times a second.
-    undrained_from = min(backlog_ids)
-    next_drain_check = 0.0
+    drain = Drain(target, watched, backlog_ids, first_run, started)
     deadline = started + args.seconds + args.drain_deadline
     try:
         inserts_ended = None
@@ -392,29 +481,18 @@ def measure_watch(target, rederive, db, backlog_ids, args):
                     if record > last_backlog and record not in derived:
                         derived[record] = seen
             now = time.monotonic()
-            # The backlog is claimed in id order: once its last record is derived again, look at them all
-            # at once (one record's lookup at each poll, so that the drain's end is seen within a poll,
-            # not within the four-times-a-second look at the records still to drain).
-            if drained_at is None and now < next_drain_check and target.first_undrained(watched, last_backlog, last_backlog, first_run) is None:
-                next_drain_check = now
-            if drained_at is None and now >= next_drain_check:
-                undrained_from = target.first_undrained(watched, undrained_from, last_backlog, first_run)
-                if undrained_from is None:
-                    drained_at = time.monotonic()
-                    drained_count = len(backlog_ids)
-                    log(f"backlog drained after {drained_at - started:.1f} s")
-                next_drain_check = now + 0.25
+            drain.poll(now)
             if not inserter.is_alive():
                 inserts_ended = inserts_ended or time.monotonic()
                 all_seen = len(derived) >= len(inserter.inserted)
                 # The inserted records get two minutes after the last insert; the backlog its deadline.
-                if (drained_at is not None or now > deadline) and (all_seen or now - inserts_ended > 120):
+                if (drain.drained_at is not None or now > deadline) and (all_seen or now - inserts_ended > 120):
                     break
             time.sleep(args.poll_ms / 1000)
         if inserter.error:
             raise inserter.error
-        if drained_at is None:
-            drained_count = target.drained(watched, last_backlog, first_run)
+        drained_count = drain.derived_count()
+        drained_at = drain.drained_at
     finally:
         watcher.send_signal(signal.SIGTERM)
         try:
@@ -468,6 +546,77 @@ def histogram(latencies):
     return counts
 
 
+def measure_round(target, rederive, args, number):
+    """One round on fresh copies of the backlog: the plain run, the plain run beside the inserts, the
+    watcher. Returns the watcher's figures with both baselines and their ratios."""
+    baseline_db = target.copy(f"baseline{number}")
+    target.reset_statements(baseline_db)
+    # Logged as the watcher is, so that the two runs' commits can be compared.
+    logging = ["--log-level", args.watch_log_level, "--log-format", "json"] if args.watch_log_level else []
+    started = time.monotonic()
+    with open(os.path.join(args.work, f"run-{target.name}.log"), "w") as run_log:
+        subprocess.run([rederive, "run", "--db", baseline_db, "--progress", "none", "--parallel", str(args.parallel), *logging],
+                       check=True, stdout=run_log, stderr=subprocess.STDOUT)
+    baseline_seconds = time.monotonic() - started
+    target.statements(baseline_db, os.path.join(args.work, f"statements-{target.name}-plain-run.tsv"))
+    target.drop(f"baseline{number}")
+    log(f"plain run: {args.backlog} records in {baseline_seconds:.1f} s")
+
+    beside_seconds = None
+    if not args.no_plain_beside_inserts:
+        beside_db = target.copy(f"beside{number}")
+        session = target.connect(beside_db)
+        beside_ids = [row[0] for row in session.rows("SELECT id FROM room_scans ORDER BY id")]
+        session.close()
+        beside_seconds = measure_plain_beside_inserts(target, rederive, beside_db, beside_ids, args)
+        target.drop(f"beside{number}")
+
+    watch_db = target.copy(f"watched{number}")
+    target.reset_statements(watch_db)
+    session = target.connect(watch_db)
+    backlog_ids = [row[0] for row in session.rows("SELECT id FROM room_scans ORDER BY id")]
+    session.close()
+    result = measure_watch(target, rederive, watch_db, backlog_ids, args)
+    target.drop(f"watched{number}")
+
+    result.update({
+        "store": args.store, "backlog": args.backlog, "rate": args.rate, "seconds": args.seconds, "parallel": args.parallel,
+        "pollMilliseconds": args.poll_ms, "backlogKind": args.backlog_kind, "plainRunSeconds": baseline_seconds,
+        "plainRunRate": args.backlog / baseline_seconds,
+        "plainRunBesideInsertsSeconds": beside_seconds,
+        "plainRunBesideInsertsRate": args.backlog / beside_seconds if beside_seconds else None,
+    })
+    if result["backlogDrainSeconds"]:
+        result["watchDrainRate"] = args.backlog / result["backlogDrainSeconds"]
+        result["drainRateOfPlainRun"] = result["watchDrainRate"] / result["plainRunRate"]
+        if beside_seconds:
+            result["drainRateOfPlainRunBesideInserts"] = result["watchDrainRate"] / result["plainRunBesideInsertsRate"]
+    print_round(result, args)
+    return result
+
+
+def print_round(result, args):
+    latency = result["latencySeconds"]
+    ms = lambda value: "n/a" if value is None else f"{value * 1000:.0f} ms"  # noqa: E731
+    print(f"store {args.store}, --parallel {args.parallel}, backlog {args.backlog}, {args.rate:g} inserts/s for {args.seconds:g} s")
+    print(f"latency: p50 {ms(latency['p50'])}, p90 {ms(latency['p90'])}, p99 {ms(latency['p99'])}, max {ms(latency['max'])}"
+          f" ({result['derivedSeen']} of {result['inserted']} seen derived; poll every {args.poll_ms:g} ms)")
+    during = result["duringDrain"]
+    print(f"while the backlog drained: {during['records']} records, p50 {ms(during['p50'])}, p90 {ms(during['p90'])},"
+          f" p99 {ms(during['p99'])}, max {ms(during['max'])}")
+    print("histogram: " + ", ".join(f"{bucket}: {count}" for bucket, count in result["histogram"].items()))
+    print(f"plain run: {result['plainRunRate']:.0f} records/s")
+    if result["plainRunBesideInsertsRate"]:
+        print(f"plain run beside the same inserts and polls: {result['plainRunBesideInsertsRate']:.0f} records/s")
+    if result.get("watchDrainRate"):
+        print(f"watch drain: {result['watchDrainRate']:.0f} records/s, {result['drainRateOfPlainRun'] * 100:.0f} % of the plain run")
+        if result.get("drainRateOfPlainRunBesideInserts"):
+            print(f"  {result['drainRateOfPlainRunBesideInserts'] * 100:.0f} % of the plain run beside the same inserts")
+    else:
+        print(f"watch drain: not finished ({result['backlogDerivedAtDeadline']} of {args.backlog} derived again)")
+    print(f"watch exit status: {result['watchExitStatus']}", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--store", choices=["sqlite", "postgres"], default="sqlite")
@@ -479,19 +628,24 @@ def main():
     parser.add_argument("--seed", type=int, default=26)
     parser.add_argument("--backlog-kind", choices=["bump", "invalidate"], default="bump",
                         help="how the backlog is made stale: a logic version bump (default) or `rederive invalidate`")
+    parser.add_argument("--no-plain-beside-inserts", action="store_true",
+                        help="skip the second baseline: a plain run while the same inserts and polls go on")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="measure this many times, each on fresh copies of the same backlog, and give the medians")
     parser.add_argument("--drain-deadline", type=float, default=1800, help="seconds after the inserts to wait for the backlog")
     parser.add_argument("--watch-arg", action="append", default=[],
                         help="an argument more for `rederive watch` (repeat it), such as --watch-arg=--max-rate --watch-arg=5000")
     parser.add_argument("--watch-log-level", choices=["debug", "info"],
-                        help="the watcher's --log-level, as JSON lines into BENCH_DIR/watch-latency-STORE/watch-STORE.log (debug logs each commit)")
+                        help="the watcher's and the plain run's --log-level, as JSON lines into BENCH_DIR/watch-latency-STORE/watch-STORE.log and run-STORE.log (debug logs each commit)")
     parser.add_argument("--backlog-from", metavar="FILE",
                         help="SQLite only: start from this copy of an earlier run's backlog.sqlite (BENCH_DIR/watch-latency-sqlite/), "
                              "made with the same --backlog and --backlog-kind, rather than generate and derive one again")
     args = parser.parse_args()
     if args.backlog_from and (args.store != "sqlite" or not os.path.isfile(args.backlog_from)):
         raise SystemExit("--backlog-from needs --store sqlite and an existing file")
-    if not 1 <= args.parallel <= 64 or not 0 < args.rate <= 10000 or not 0 < args.seconds <= 3600 or not 1 <= args.backlog <= 10_000_000:
-        raise SystemExit("--parallel 1...64, --rate up to 10000, --seconds up to 3600, --backlog up to 10,000,000")
+    if not 1 <= args.parallel <= 64 or not 0 < args.rate <= 10000 or not 0 < args.seconds <= 3600 or not 1 <= args.backlog <= 10_000_000 \
+            or not 1 <= args.rounds <= 20:
+        raise SystemExit("--parallel 1...64, --rate up to 10000, --seconds up to 3600, --backlog up to 10,000,000, --rounds 1...20")
 
     bench = os.environ.get("BENCH_DIR", os.path.join(ROOT, ".build-bench"))
     args.work = os.path.join(bench, f"watch-latency-{args.store}")
@@ -515,46 +669,30 @@ def main():
             else:
                 target.mark_bumped(template)
 
-        baseline_db = target.copy("baseline")
-        started = time.monotonic()
-        run([rederive, "run", "--db", baseline_db, "--progress", "none", "--parallel", str(args.parallel)])
-        baseline_seconds = time.monotonic() - started
-        log(f"plain run: {args.backlog} records in {baseline_seconds:.1f} s")
-
-        watch_db = target.copy("watched")
-        target.reset_statements(watch_db)
-        session = target.connect(watch_db)
-        backlog_ids = [row[0] for row in session.rows("SELECT id FROM room_scans ORDER BY id")]
-        session.close()
-        result = measure_watch(target, rederive, watch_db, backlog_ids, args)
+        rounds = []
+        for number in range(1, args.rounds + 1):
+            if args.rounds > 1:
+                log(f"round {number} of {args.rounds}")
+            rounds.append(measure_round(target, rederive, args, number))
     finally:
         target.close()
 
-    result.update({
-        "store": args.store, "backlog": args.backlog, "rate": args.rate, "seconds": args.seconds, "parallel": args.parallel,
-        "pollMilliseconds": args.poll_ms, "backlogKind": args.backlog_kind, "plainRunSeconds": baseline_seconds,
-        "plainRunRate": args.backlog / baseline_seconds,
-    })
-    if result["backlogDrainSeconds"]:
-        result["watchDrainRate"] = args.backlog / result["backlogDrainSeconds"]
-        result["drainRateOfPlainRun"] = result["watchDrainRate"] / result["plainRunRate"]
+    result = dict(rounds[-1])
+    result["rounds"] = rounds
+    for key in ("drainRateOfPlainRun", "drainRateOfPlainRunBesideInserts"):
+        ratios = sorted(entry[key] for entry in rounds if entry.get(key))
+        if ratios:
+            result[f"median {key}"] = ratios[len(ratios) // 2] if len(ratios) % 2 else (ratios[len(ratios) // 2 - 1] + ratios[len(ratios) // 2]) / 2
     with open(os.path.join(bench, f"watch-latency-{args.store}.json"), "w") as out:
         json.dump(result, out, indent=2)
-    latency = result["latencySeconds"]
-    ms = lambda value: "n/a" if value is None else f"{value * 1000:.0f} ms"  # noqa: E731
-    print(f"store {args.store}, --parallel {args.parallel}, backlog {args.backlog}, {args.rate:g} inserts/s for {args.seconds:g} s")
-    print(f"latency: p50 {ms(latency['p50'])}, p90 {ms(latency['p90'])}, p99 {ms(latency['p99'])}, max {ms(latency['max'])}"
-          f" ({result['derivedSeen']} of {result['inserted']} seen derived; poll every {args.poll_ms:g} ms)")
-    during = result["duringDrain"]
-    print(f"while the backlog drained: {during['records']} records, p50 {ms(during['p50'])}, p90 {ms(during['p90'])},"
-          f" p99 {ms(during['p99'])}, max {ms(during['max'])}")
-    print("histogram: " + ", ".join(f"{bucket}: {count}" for bucket, count in result["histogram"].items()))
-    print(f"plain run: {result['plainRunRate']:.0f} records/s")
-    if result.get("watchDrainRate"):
-        print(f"watch drain: {result['watchDrainRate']:.0f} records/s, {result['drainRateOfPlainRun'] * 100:.0f} % of the plain run")
-    else:
-        print(f"watch drain: not finished ({result['backlogDerivedAtDeadline']} of {args.backlog} derived again)")
-    print(f"watch exit status: {result['watchExitStatus']}")
+    if args.rounds > 1:
+        for key, label in (("drainRateOfPlainRun", "the plain run"), ("drainRateOfPlainRunBesideInserts", "the plain run beside the same inserts")):
+            ratios = [entry.get(key) for entry in rounds]
+            if all(ratios):
+                print(f"watch drain against {label}, by round: " + ", ".join(f"{ratio * 100:.0f} %" for ratio in ratios)
+                      + f"; median {result['median ' + key] * 100:.0f} %")
+        print("latency p50 / p99 by round: " + ", ".join(
+            f"{entry['latencySeconds']['p50'] * 1000:.0f} / {entry['latencySeconds']['p99'] * 1000:.0f} ms" for entry in rounds))
 
 
 if __name__ == "__main__":
