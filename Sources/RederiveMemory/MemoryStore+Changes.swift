@@ -24,6 +24,20 @@ extension MemoryStore: ChangeSignaling {
         return stream
     }
 
+    /// The records whose current stamp is of another version than the processor's, for the plan's
+    /// processor that has most.
+    public func backlogCount(_ plan: RunPlan) async throws -> Int? {
+        state.withLock { state in
+            plan.selection.map { index in
+                let processor = plan.pipeline.processors[index]
+                return state.stamps.count { key, stamp in
+                    key.pipeline == plan.pipeline.name && key.processor == processor.name && stamp.current
+                        && stamp.version != processor.version
+                }
+            }.max() ?? 0
+        }
+    }
+
     /// Starts the lease's claims of the plan from the first record again, and lets it claim the
     /// records its run committed before: a watcher's run lasts long, and a record it derived may
     /// have become stale again since (invalidated, say).

@@ -28,6 +28,13 @@ public protocol ChangeSignaling: Sendable {
     /// first record again (``restartClaims(_:lease:)``), as the default does.
     func sweepFreshClaims(_ plan: RunPlan, lease: WorkerLease, lowestInFlight: Int64?) async throws
 
+    /// How many records of `plan` are in its backlog lane (``StaleLane/backlog``: values current, but
+    /// of another version of a processor), the most that any one of its processors has; read from the
+    /// store's counts or indexes, never a pass over the records. A watcher that finds records stale and
+    /// none of them in the backlog leaves them to its fresh lane rather than pass over every record.
+    /// Nil where the store cannot count them so, as the default: the watcher then passes over the plan.
+    func backlogCount(_ plan: RunPlan) async throws -> Int?
+
     /// Records a watcher's run as ``RecordStore/startRun(_:lease:)`` does, taking `pending` (per plan,
     /// what the watcher found stale) for its count of pending records where the store's own count would
     /// cost a pass over the table: a watcher starts a run at each busy period, and needs no exact count.
@@ -44,6 +51,9 @@ public protocol ChangeSignaling: Sendable {
 extension ChangeSignaling {
     /// A store logs no outage of its own unless it says so.
     public var logsOutages: Bool { false }
+
+    /// Not counted: the watcher passes over the plan.
+    public func backlogCount(_ plan: RunPlan) async throws -> Int? { nil }
 
     /// Looks from the first record again.
     public func sweepFreshClaims(_ plan: RunPlan, lease: WorkerLease, lowestInFlight: Int64?) async throws {

@@ -68,6 +68,29 @@ extension PostgresStore: ChangeSignaling {
     /// The store logs each outage once when it begins and once when it ends.
     public var logsOutages: Bool { true }
 
+    /// The records whose stamp entry is current at another version than the processor's, for the plan's
+    /// processor that has most: from the counts kept per processor and version (``PostgresStatusCounts``),
+    /// a few rows however many records there are.
+    public func backlogCount(_ plan: RunPlan) async throws -> Int? {
+        let logger = self.logger
+        let pipeline = plan.pipeline
+        let rows = try await withConnection("read") { connection in
+            var statement = SQLStatement()
+            statement.sql = """
+                SELECT processor, version, sum(count)::bigint FROM (
+                    SELECT kind, scope, processor, version, count FROM rederive_counts
+                    UNION ALL SELECT kind, scope, processor, version, delta FROM rederive_count_deltas
+                ) c WHERE kind = 'current' AND scope = \(statement.bind(pipeline.name))
+                GROUP BY processor, version
+                """
+            return try await connection.run(statement, logger: logger).collect { try $0.decode((String, Int32, Int64).self) }
+        }
+        return plan.selection.map { index in
+            let processor = pipeline.processors[index]
+            return Int(rows.filter { $0.0 == processor.name && Int($0.1) != processor.version }.reduce(0) { $0 + $1.2 })
+        }.max() ?? 0
+    }
+
     /// Forgets where the lease's claims of the plan reached: the next claim looks from the first record.
     /// A claim of a whole run or a backlog that reaches the end of the ids looks again from the first
     /// record by itself; a fresh lane's goes on from where it reached until this is called.

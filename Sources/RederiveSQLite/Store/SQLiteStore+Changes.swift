@@ -49,6 +49,24 @@ extension SQLiteStore: ChangeSignaling {
         _ = claimShapes.withLock { $0.removeValue(forKey: key) }
     }
 
+    /// The records whose current stamp is of another version than the processor's, for the plan's
+    /// processor that has most: two ranges of the stamps' version index per processor, which skip the
+    /// stamps at the processor's version.
+    public func backlogCount(_ plan: RunPlan) async throws -> Int? {
+        try await read { db in
+            try plan.selection.map { index in
+                let processor = plan.pipeline.processors[index]
+                return try Int.fetchOne(
+                    db.cachedStatement(sql: """
+                        SELECT (SELECT count(*) FROM rederive_stamps WHERE pipeline = ?1 AND processor = ?2 AND version < ?3 AND current = 1)
+                             + (SELECT count(*) FROM rederive_stamps WHERE pipeline = ?1 AND processor = ?2 AND version > ?3 AND current = 1)
+                        """),
+                    arguments: [plan.pipeline.name, processor.name, processor.version]
+                ) ?? 0
+            }.max() ?? 0
+        }
+    }
+
     /// Records the watcher's run with the watcher's count: this store's own count of a plan whose
     /// processors are behind for different records probes every record (``pendingCount(_:)``), 0.2 s
     /// and more for 20,000 records, at the start of each of a watcher's runs.

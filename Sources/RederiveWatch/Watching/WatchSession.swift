@@ -10,7 +10,10 @@ import Synchronization
 /// written since its last look. The stale records are counted, and every one of them derived, when the
 /// watcher starts, when no signal came for a poll interval, and at least once per poll interval: that
 /// is when a backlog (a new build's logic versions) is found, and drained with the fresh records
-/// claimed ahead of it in the same stream.
+/// claimed ahead of it in the same stream. Stale records none of which is in the backlog (the store's
+/// ``ChangeSignaling/backlogCount(_:)``) are left to the fresh lane, whose sweep finds those behind
+/// where it reached: a pass over every record would hold up the records written meanwhile for as long
+/// as it reads the table.
 ///
 /// A pass that fails because the database cannot be reached is tried again after a backoff, without
 /// giving the lease up: the lease keeper goes on renewing it, and every commit stays fenced by it.
@@ -115,28 +118,35 @@ struct WatchSession: Sendable {
     /// engine's runner, opening the run only when the lane found some. Returns whether a pass was
     /// interrupted (the watcher is stopping).
     private func freshPass(_ run: inout RollingRun?, lanes: [FreshLane], clock: ContinuousClock) async throws -> Bool {
-        let claimSize = PipelinePass.claimSize(configuration, store: store)
         for lane in lanes {
-            // A paused or throttled pipeline's fresh records wait with its backlog; a cancelled run is
-            // ended by the session before anything more is claimed for it.
-            switch await lease.control.gate.pass(plan: lane.plan, runID: run?.id) {
+            switch try await deriveFresh(lane, run: &run, clock: clock) {
             case .stopped: return true
             case .cancelled: return false
             case .proceed: break
             }
-            let first = try await lane.claimNow(limit: claimSize, byteLimit: max(1, configuration.batchByteLimit / configuration.parallelism))
-            if first.isEmpty { continue }
-            let current = try await open(&run, pending: first.count, of: lane.plan, clock: clock)
-            current.worked(at: clock.now)
-            // A claim that came back full may have more behind it: every worker then.
-            let records = first.count < claimSize ? first.count : configuration.parallelism
-            let interrupted = try await derive(
-                lane.plan, records: records, run: current, clock: clock, ahead: ClaimedRecords(first), restartClaims: false
-            )
-            current.worked(at: clock.now)
-            if interrupted { return true }
         }
         return false
+    }
+
+    /// Derives the fresh records of `lane` written since it last looked (and those behind, when its
+    /// sweep is due), opening the run only when it found some. A paused or throttled pipeline's fresh
+    /// records wait with its backlog; a cancelled run is ended by the session before anything more is
+    /// claimed for it. Returns `.stopped` when the watcher is stopping.
+    private func deriveFresh(_ lane: FreshLane, run: inout RollingRun?, clock: ContinuousClock) async throws -> ClaimGate.Passage {
+        let passage = await lease.control.gate.pass(plan: lane.plan, runID: run?.id)
+        guard passage == .proceed else { return passage }
+        let claimSize = PipelinePass.claimSize(configuration, store: store)
+        let first = try await lane.claimNow(limit: claimSize, byteLimit: max(1, configuration.batchByteLimit / configuration.parallelism))
+        if first.isEmpty { return .proceed }
+        let current = try await open(&run, pending: first.count, of: lane.plan, clock: clock)
+        current.worked(at: clock.now)
+        // A claim that came back full may have more behind it: every worker then.
+        let records = first.count < claimSize ? first.count : configuration.parallelism
+        let interrupted = try await derive(
+            lane.plan, records: records, run: current, clock: clock, ahead: ClaimedRecords(first), restartClaims: false
+        )
+        current.worked(at: clock.now)
+        return interrupted ? .stopped : .proceed
     }
 
     /// Counts the stale records of every plan and derives them, each in a pass of the engine's runner;
@@ -159,11 +169,19 @@ struct WatchSession: Sendable {
             if run == nil, await lease.control.gate.pass(plan: plan, runID: nil) == .stopped { return true }
             let current = try await open(&run, pending: pending, of: plan, clock: clock)
             current.worked(at: clock.now)
-            // A small number of stale records is derived at once; a backlog with the fresh records
-            // claimed ahead of it, so that records written meanwhile are not queued behind it.
-            let interrupted = pending < settings.backlogThreshold
-                ? try await derive(plan, records: pending, run: current, clock: clock)
-                : try await derive(plan.restricted(to: .backlog), records: pending, run: current, clock: clock, ahead: lane)
+            // A backlog is drained with the fresh records claimed ahead of it, so that records written
+            // meanwhile are not queued behind it. Stale records none of which is in the backlog are the
+            // fresh lane's, which finds them from where it reached (and behind, when its sweep is due)
+            // rather than in a pass over every record; a few stale records of both kinds are derived at once.
+            let interrupted: Bool
+            if pending >= settings.backlogThreshold {
+                interrupted = try await derive(plan.restricted(to: .backlog), records: pending, run: current, clock: clock, ahead: lane)
+            } else if try await store.backlogCount(plan) == 0 {
+                var opened: RollingRun? = current
+                interrupted = try await deriveFresh(lane, run: &opened, clock: clock) == .stopped
+            } else {
+                interrupted = try await derive(plan, records: pending, run: current, clock: clock)
+            }
             current.worked(at: clock.now)
             if interrupted { return true }
         }

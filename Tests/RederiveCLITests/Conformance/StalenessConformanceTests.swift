@@ -35,6 +35,28 @@ struct StalenessConformanceTests {
         }
     }
 
+    /// A watcher tells a backlog from fresh records by the store's counts: records whose values are
+    /// current at another version are in the backlog; new, rewritten and invalidated ones are not.
+    @Test(arguments: StoreUnderTest.all)
+    func theBacklogCountsRecordsCurrentAtAnotherVersion(kind: StoreUnderTest) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            let signaling = try #require(fixture.store as? any ChangeSignaling)
+            let first = ConformancePipeline()
+            try await fixture.seed(first.pipeline, count: 4)
+            #expect(try await signaling.backlogCount(first.plan) == 0, "new records are fresh")
+            _ = try await fixture.run(first.pipeline)
+
+            let bumped = ConformancePipeline(totalVersion: 2)
+            #expect(try await signaling.backlogCount(bumped.plan) == 4)
+            #expect(try await signaling.backlogCount(first.plan) == 0)
+            #expect(try await signaling.backlogCount(bumped.plan.restricted(to: .backlog)) == 4)
+            try await fixture.replace("k2", label: "s2", values: [20], in: bumped.pipeline)
+            #expect(try await signaling.backlogCount(bumped.plan) == 3, "a rewritten record is fresh")
+            _ = try await fixture.run(bumped.pipeline)
+            #expect(try await signaling.backlogCount(bumped.plan) == 0)
+        }
+    }
+
     @Test(arguments: StoreUnderTest.all)
     func aPayloadChangeMakesItsRecordStaleForEveryProcessor(kind: StoreUnderTest) async throws {
         try await StoreFixture.with(kind) { fixture in
