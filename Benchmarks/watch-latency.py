@@ -210,16 +210,20 @@ class PostgresTarget:
         return self.db_argument("backlog")
 
     def copy(self, name):
-        # The template's last session may take a moment to end after its client did.
+        self.while_sessions_end(f"CREATE DATABASE {name} TEMPLATE backlog")
+        return self.db_argument(name)
+
+    def while_sessions_end(self, sql):
+        """Runs `sql`, which needs a database no session uses: the last sessions of a database may take
+        a moment to end after their clients did."""
         for attempt in range(50):
             try:
-                self.psql(["-d", "postgres", "-c", f"CREATE DATABASE {name} TEMPLATE backlog"])
-                break
+                self.psql(["-d", "postgres", "-c", sql])
+                return
             except subprocess.CalledProcessError as error:
                 if "being accessed by other users" not in error.stderr or attempt == 49:
                     raise
                 time.sleep(0.2)
-        return self.db_argument(name)
 
     @staticmethod
     def database(db):
@@ -229,15 +233,7 @@ class PostgresTarget:
         return PsqlSession(self, self.database(db))
 
     def drop(self, name):
-        # The copy's last sessions may take a moment to end after their clients did.
-        for attempt in range(50):
-            try:
-                self.psql(["-d", "postgres", "-c", f"DROP DATABASE IF EXISTS {name}"])
-                return
-            except subprocess.CalledProcessError as error:
-                if "being accessed by other users" not in error.stderr or attempt == 49:
-                    raise
-                time.sleep(0.2)
+        self.while_sessions_end(f"DROP DATABASE IF EXISTS {name}")
 
     def mark_bumped(self, db):
         session = self.connect(db)

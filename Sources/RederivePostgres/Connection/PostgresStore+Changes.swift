@@ -69,8 +69,8 @@ extension PostgresStore: ChangeSignaling {
     public var logsOutages: Bool { true }
 
     /// The records whose stamp entry is current at another version than the processor's, for the plan's
-    /// processor that has most: from the counts kept per processor and version (``PostgresStatusCounts``),
-    /// a few rows however many records there are.
+    /// processor that has most: from the counts kept per processor and version for `status`
+    /// (`rederive_counts` and its pending deltas), a few rows however many records there are.
     public func backlogCount(_ plan: RunPlan) async throws -> Int? {
         let logger = self.logger
         let pipeline = plan.pipeline
