@@ -3,7 +3,7 @@ import Rederive
 import Synchronization
 
 /// A live bar on standard error: done/total, rate, time left and failures so far, on one line that
-/// fits the terminal's width (``ProgressLine``), read when the bar starts and on every resize.
+/// fits the terminal's width (``ProgressLine``), read again at every redraw.
 final class ProgressBar: ProgressReporter {
     private let console: Console
     private let width: TerminalWidth
@@ -11,11 +11,11 @@ final class ProgressBar: ProgressReporter {
     /// The length of the line last drawn and the width it was drawn for.
     private let drawn = Mutex<(length: Int, width: Int)>((0, 0))
 
-    /// A bar on `console`; `watchResizes` re-reads the width on SIGWINCH (off in tests, which give
-    /// the console's width themselves).
-    init(console: Console, watchResizes: Bool = true) {
+    /// A bar on `console`; `followResizes` reads the width again at every redraw (off in tests, which
+    /// give the console's width themselves).
+    init(console: Console, followResizes: Bool = true) {
         self.console = console
-        width = TerminalWidth(read: console.columns, watchResizes: watchResizes)
+        width = TerminalWidth(read: console.columns, followResizes: followResizes)
     }
 
     func report(_ event: ProgressEvent) {
@@ -47,7 +47,6 @@ final class ProgressBar: ProgressReporter {
             }
             console.errorLine(Format.held(hold))
         case .finished:
-            width.stop()
             console.writeError("\n")
         }
     }

@@ -1,46 +1,28 @@
-@preconcurrency import Dispatch
 import Foundation
-import Synchronization
 
-/// A terminal's width in columns, read when it is created and again on every SIGWINCH, when the
-/// terminal is resized.
+/// A terminal's width in columns, read again each time it is asked for while the terminal may be
+/// resized.
+///
+/// Each redraw asks (an `ioctl`, a few microseconds, at most ten times a second), rather than keep a
+/// width that a SIGWINCH handler updates: a handler runs some time after the resize, and a line drawn
+/// meanwhile for the old, wider terminal wraps and leaves a piece of itself behind on the screen.
 final class TerminalWidth: Sendable {
     /// The width assumed when the console cannot say: the classic terminal's.
     static let fallback = 80
 
-    /// The width last read, shared with the signal handler.
-    private final class Columns: Sendable {
-        let value: Atomic<Int>
-        init(_ value: Int) { self.value = Atomic(value) }
+    private let read: @Sendable () -> Int?
+    /// The width read once, when resizes are not followed.
+    private let fixed: Int?
+
+    /// The width that `read` reports (nil when unknown, then ``fallback``): read at each ``current``
+    /// when `followResizes`, else once, now.
+    init(read: @escaping @Sendable () -> Int?, followResizes: Bool) {
+        self.read = read
+        fixed = followResizes ? nil : read() ?? Self.fallback
     }
-
-    private let columns: Columns
-    private let source: (any DispatchSourceSignal)?
-
-    /// Watches the width that `read` reports (nil when unknown, then ``fallback``); `watchResizes`
-    /// re-reads it on SIGWINCH.
-    init(read: @escaping @Sendable () -> Int?, watchResizes: Bool) {
-        let columns = Columns(read() ?? Self.fallback)
-        self.columns = columns
-        guard watchResizes else {
-            source = nil
-            return
-        }
-        let source = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .global())
-        source.setEventHandler {
-            columns.value.store(read() ?? Self.fallback, ordering: .relaxed)
-        }
-        source.resume()
-        self.source = source
-    }
-
-    deinit { source?.cancel() }
 
     /// The width now.
-    var current: Int { columns.value.load(ordering: .relaxed) }
-
-    /// Stops watching for resizes.
-    func stop() { source?.cancel() }
+    var current: Int { fixed ?? read() ?? Self.fallback }
 
     /// The width of the terminal on `descriptor` (ioctl TIOCGWINSZ); nil when it is not a terminal or
     /// does not know its size.
