@@ -73,22 +73,10 @@ extension PostgresStore: ChangeSignaling {
     /// (`rederive_counts` and its pending deltas), a few rows however many records there are.
     public func backlogCount(_ plan: RunPlan) async throws -> Int? {
         let logger = self.logger
-        let pipeline = plan.pipeline
-        let rows = try await withConnection("read") { connection in
-            var statement = SQLStatement()
-            statement.sql = """
-                SELECT processor, version, sum(count)::bigint FROM (
-                    SELECT kind, scope, processor, version, count FROM rederive_counts
-                    UNION ALL SELECT kind, scope, processor, version, delta FROM rederive_count_deltas
-                ) c WHERE kind = 'current' AND scope = \(statement.bind(pipeline.name))
-                GROUP BY processor, version
-                """
-            return try await connection.run(statement, logger: logger).collect { try $0.decode((String, Int32, Int64).self) }
+        let counts = try await withConnection("read") { connection in
+            try await Self.keptCounts(plan.pipeline, connection, logger)
         }
-        return plan.selection.map { index in
-            let processor = pipeline.processors[index]
-            return Int(rows.filter { $0.0 == processor.name && Int($0.1) != processor.version }.reduce(0) { $0 + $1.2 })
-        }.max() ?? 0
+        return plan.selection.map { counts.backlog[$0] }.max() ?? 0
     }
 
     /// Forgets where the lease's claims of the plan reached: the next claim looks from the first record.

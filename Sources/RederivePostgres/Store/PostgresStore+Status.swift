@@ -59,7 +59,8 @@ extension PostgresStore {
     }
 
     /// A pipeline's kept counts: its table's records, and per processor of the pipeline, in order, the
-    /// records up to date at its present version and those whose failure at it is current. One
+    /// records up to date at its present version, those whose failure at it is current and those
+    /// current at another version (its backlog). One
     /// statement, so one snapshot: a fold moving deltas into the totals is seen whole or not at all.
     static func keptCounts(_ pipeline: Pipeline, _ connection: PostgresConnection, _ logger: Logger) async throws -> PipelineCounts {
         var statement = SQLStatement()
@@ -78,7 +79,10 @@ extension PostgresStore {
         return PipelineCounts(
             records: count("records", nil),
             upToDate: pipeline.processors.map { count("current", $0) },
-            failed: pipeline.processors.map { count("failed", $0) }
+            failed: pipeline.processors.map { count("failed", $0) },
+            backlog: pipeline.processors.map { processor in
+                Int(rows.filter { $0.0 == "current" && $0.1 == processor.name && Int($0.2) != processor.version }.reduce(0) { $0 + $1.3 })
+            }
         )
     }
 
@@ -112,6 +116,9 @@ struct PipelineCounts {
     var records: Int
     var upToDate: [Int]
     var failed: [Int]
+    /// Per processor, the records whose stamp entry is current at another version than its own: what
+    /// a watcher drains as a backlog. Kept counts only; a recount leaves it empty.
+    var backlog: [Int] = []
 
     func statuses(of pipeline: Pipeline) -> [ProcessorStatus] {
         pipeline.processors.indices.map { index in
