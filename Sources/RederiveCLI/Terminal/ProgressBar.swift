@@ -11,11 +11,10 @@ final class ProgressBar: ProgressReporter {
     /// The length of the line last drawn and the width it was drawn for.
     private let drawn = Mutex<(length: Int, width: Int)>((0, 0))
 
-    /// A bar on `console`; `followResizes` reads the width again at every redraw (off in tests, which
-    /// give the console's width themselves).
-    init(console: Console, followResizes: Bool = true) {
+    /// A bar on `console`, as wide as the console says at each redraw.
+    init(console: Console) {
         self.console = console
-        width = TerminalWidth(read: console.columns, followResizes: followResizes)
+        width = TerminalWidth(read: console.columns)
     }
 
     func report(_ event: ProgressEvent) {
