@@ -50,7 +50,7 @@ struct ImportCommand: AsyncParsableCommand {
         let createdFile = database.sqliteFile.flatMap { FileManager.default.fileExists(atPath: $0) ? nil : $0 }
         do {
             try await importFiles(files, into: pipeline, console: console)
-        } catch let error where !(error is ExitCode) || (error as? ExitCode) == ExitCode(ExitStatus.interrupted) {
+        } catch let error where !(error is ExitCode) || [ExitStatus.interrupted, ExitStatus.terminated].contains((error as? ExitCode)?.rawValue ?? 0) {
             if let createdFile {
                 for suffix in ["", "-wal", "-shm"] {
                     try? FileManager.default.removeItem(atPath: createdFile + suffix)
@@ -74,7 +74,7 @@ struct ImportCommand: AsyncParsableCommand {
             outcome = try await task.value
         } catch where task.isCancelled {
             console.errorLine("rederive: import interrupted; nothing was written")
-            throw ExitCode(ExitStatus.interrupted)
+            throw ExitCode(signals.exitStatus)
         }
         let counts = outcome.counts
         let skipped = outcome.skipped

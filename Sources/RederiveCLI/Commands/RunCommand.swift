@@ -179,7 +179,7 @@ struct RunCommand: AsyncParsableCommand {
             console.line("\(Format.count(summary.counts.failed, "record")) failed; list \(summary.counts.failed == 1 ? "it" : "them") with `\(command.joined(separator: " "))`.")
         }
         if summary.status == .interrupted {
-            throw ExitCode(ExitStatus.interrupted)
+            throw ExitCode(signals.exitStatus)
         }
         if summary.status == .cancelled {
             throw ExitCode(ExitStatus.cancelled)
