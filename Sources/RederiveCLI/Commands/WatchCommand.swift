@@ -95,7 +95,7 @@ struct WatchCommand: AsyncParsableCommand {
         let logger = logging.serverLogger(label: "rederive.watch", console: console)
         let database = self.database
         let serverLogger = logging.serverLogger(label: "rederive.postgres", console: console)
-        guard let store = try await Self.openWaiting(logger: logger, console: console, {
+        guard let store = try await Self.openWaiting(logger: logger, {
             try await database.openPreparing(creating: false, serverLogger: serverLogger)
         }) else { return }
         guard let watchable = store as? any WatchableStore else {
@@ -132,35 +132,40 @@ struct WatchCommand: AsyncParsableCommand {
     /// logged once when it starts and once when it ends. SIGTERM or SIGINT while waiting end the
     /// command with status 0, as they end a watcher; nil then.
     private static func openWaiting(
-        logger: Logger, console: Console, _ open: @escaping @Sendable () async throws -> any CommandStore
+        logger: Logger, _ open: @escaping @Sendable () async throws -> any CommandStore
     ) async throws -> (any CommandStore)? {
-        let task = Task { () async throws -> any CommandStore in
-            var delay = 1.0
-            var waitingSince: ContinuousClock.Instant?
-            while true {
-                do {
-                    let store = try await open()
-                    if let waitingSince {
-                        let seconds = waitingSince.duration(to: .now).secondsValue
-                        logger.info("the database is free again; watching", metadata: ["waitedSeconds": "\((seconds * 10).rounded() / 10)"])
-                    }
-                    return store
-                } catch let error as RederiveError where error.isTransient {
-                    if waitingSince == nil {
-                        waitingSince = .now
-                        logger.warning("waiting for the database: \(error)")
-                    }
+        do {
+            return try await open()
+        } catch let error as RederiveError where error.isTransient {
+            logger.warning("waiting for the database: \(error)")
+        }
+        let since = ContinuousClock.now
+        return try await withThrowingTaskGroup(of: (any CommandStore)?.self) { group in
+            group.addTask {
+                var delay = 1.0
+                while true {
                     try await Task.sleep(for: .milliseconds(Int64(delay * 1000 * Double.random(in: 0.8...1.2))))
-                    delay = min(delay * 2, 30)
+                    do {
+                        let store = try await open()
+                        let seconds = since.duration(to: .now).secondsValue
+                        logger.info("the database is free again; watching", metadata: ["waitedSeconds": "\((seconds * 10).rounded() / 10)"])
+                        return store
+                    } catch let error as RederiveError where error.isTransient {
+                        delay = min(delay * 2, 30)
+                    }
                 }
             }
-        }
-        let signals = SignalCancellation(cancelling: task, console: console, announcement: "stopping: nothing was derived yet")
-        defer { signals.stop() }
-        do {
-            return try await task.value
-        } catch is CancellationError {
-            return nil
+            group.addTask {
+                // The signals the watcher stops on, trapped the way its service group traps them.
+                for await _ in await UnixSignalsSequence(trapping: .sigterm, .sigint) {
+                    logger.info("stopped while waiting for the database; nothing was derived")
+                    return nil
+                }
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            return first
         }
     }
 

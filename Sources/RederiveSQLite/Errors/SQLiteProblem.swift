@@ -48,7 +48,14 @@ public struct SQLiteProblem: Error, Sendable, CustomStringConvertible {
         case .SQLITE_PERM, .SQLITE_AUTH:
             "permission denied"
         case .SQLITE_IOERR:
-            "reading or writing the file failed (a truncated file, a full or failing disk)"
+            switch error.extendedResultCode {
+            case .SQLITE_IOERR_READ, .SQLITE_IOERR_SHORT_READ:
+                "reading the file failed (a truncated file, or a failing disk)"
+            case .SQLITE_IOERR_WRITE, .SQLITE_IOERR_FSYNC, .SQLITE_IOERR_TRUNCATE, .SQLITE_IOERR_DIR_FSYNC:
+                "writing the file failed (a full disk, a file size limit, or a failing disk)"
+            default:
+                "the file could not be read or written (a full or failing disk)"
+            }
         case .SQLITE_NOMEM:
             "out of memory"
         case .SQLITE_INTERRUPT, .SQLITE_ABORT:
@@ -65,7 +72,8 @@ public struct SQLiteProblem: Error, Sendable, CustomStringConvertible {
         SQLiteProblem(error) ?? error
     }
 
-    /// `cannot VERB PATH: REASON` for `error`, transient when the database was locked. A
+    /// `cannot VERB PATH: REASON` for `error`, or `PATH is locked: …`, transient, when another program
+    /// held the database's lock past the busy timeout. A
     /// ``RederiveError`` passes through unchanged; an error that is not SQLite's is told by
     /// ``RederiveError``'s own description of its underlying error.
     public static func error(_ verb: String, _ path: String, _ error: any Error) -> RederiveError {
@@ -73,6 +81,20 @@ public struct SQLiteProblem: Error, Sendable, CustomStringConvertible {
         guard let problem = SQLiteProblem(error) else {
             return RederiveError(.database, "cannot \(verb) \(path)", underlying: error)
         }
-        return RederiveError(.database, "cannot \(verb) \(path)", underlying: problem, transient: problem.isLocked)
+        if problem.isLocked {
+            // The database opened; the lock is another program's, and may be let go of soon.
+            return RederiveError(
+                .database, "\(path) is locked: another program holds its lock, longer than the busy timeout; try again once it is done",
+                transient: true
+            )
+        }
+        switch problem.resultCode {
+        case ResultCode.SQLITE_CORRUPT.rawValue:
+            return RederiveError(.database, "\(path) is damaged (SQLite finds it corrupt); restore it from a backup", underlying: problem)
+        case ResultCode.SQLITE_NOTADB.rawValue:
+            return RederiveError(.database, "\(path) is not a SQLite database")
+        default:
+            return RederiveError(.database, "cannot \(verb) \(path)", underlying: problem)
+        }
     }
 }

@@ -92,10 +92,6 @@ enum ReadOnlyDatabase {
             return SQLiteProblem.error("read database", path, error)
         }
         switch database.resultCode {
-        case .SQLITE_NOTADB:
-            return RederiveError(.database, "\(path) is not a SQLite database")
-        case .SQLITE_CORRUPT:
-            return RederiveError(.database, "\(path) is damaged (SQLite reports it corrupt); restore it from a backup")
         case .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_AUTH:
             return RederiveError(
                 .database,

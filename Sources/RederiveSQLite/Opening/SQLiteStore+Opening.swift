@@ -156,11 +156,22 @@ extension SQLiteStore {
         }
     }
 
-    /// Throws, in one line, when `path` names a directory.
+    /// Throws, in one line, when `path` names a directory, or anything else that is not a regular
+    /// file (a device such as `/dev/null`, a FIFO, a socket), which SQLite cannot keep a database in.
     static func requireNoDirectory(at path: String) throws {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw RederiveError(.file, "\(path) is a directory, not a database file; name the database file inside it")
+        }
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+            let kind = switch status.st_mode & S_IFMT {
+            case S_IFCHR, S_IFBLK: "a device"
+            case S_IFIFO: "a named pipe (FIFO)"
+            case S_IFSOCK: "a socket"
+            default: "not a regular file"
+            }
+            throw RederiveError(.file, "\(path) is \(kind), not a database file; name a SQLite database file")
         }
     }
 
