@@ -156,6 +156,12 @@ public struct RederiveCommand: AsyncParsableCommand {
             } catch let error as RederiveError {
                 console.errorLine("rederive: \(error)")
                 return ExitStatus.failure
+            } catch is CancellationError {
+                // Ended by a signal, whose handler said what happens to the work in flight.
+                return ExitStatus.interrupted
+            } catch let error where SQLiteProblem(error) != nil {
+                console.errorLine("rederive: \(SQLiteProblem(error)?.description ?? "")")
+                return ExitStatus.failure
             } catch {
                 let code = exitCode(for: error)
                 let message = HelpExample.appending(
@@ -164,10 +170,18 @@ public struct RederiveCommand: AsyncParsableCommand {
                 if code == .success {
                     if !message.isEmpty { console.line(message) }
                 } else if !message.isEmpty {
-                    console.errorLine(message.hasPrefix("Error:") || message.hasPrefix("Usage:") ? message : "rederive: \(message)")
+                    console.errorLine(Self.prefixed(message))
                 }
                 return code.rawValue
             }
         }
+    }
+
+    /// An error from ArgumentParser with rederive's one prefix: its `Error: ` becomes `rederive: `; a
+    /// usage text stays as it is.
+    static func prefixed(_ message: String) -> String {
+        if message.hasPrefix("Usage:") { return message }
+        if message.hasPrefix("Error: ") { return "rederive: " + message.dropFirst("Error: ".count) }
+        return "rederive: \(message)"
     }
 }

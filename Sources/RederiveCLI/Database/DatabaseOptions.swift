@@ -26,6 +26,12 @@ struct DatabaseOptions: ParsableArguments {
             environment.console.errorLine("rederive: \(warning)")
         }
         try ValueBounds.busyTimeout.check(busyTimeout, "--busy-timeout")
+        if path?.isEmpty == true {
+            throw ValidationError("--db is empty; name a SQLite database file or a PostgreSQL URL")
+        }
+        if path == nil, environment.variables["REDERIVE_DB"]?.isEmpty == true {
+            throw ValidationError("$REDERIVE_DB is set but empty; set it to a SQLite database file or a PostgreSQL URL, or unset it to use ./rederive.sqlite")
+        }
         do {
             _ = try address
         } catch let error as RederiveError {

@@ -60,7 +60,7 @@ public enum DatabaseRestore {
         do {
             queue = try DatabaseQueue(path: database, configuration: configuration)
         } catch {
-            throw RederiveError(.database, "cannot open \(database)", underlying: error)
+            throw SQLiteProblem.error("open", database, error)
         }
         defer { try? queue.close() }
         try queue.inDatabase { db in

@@ -44,7 +44,7 @@ extension SQLiteStore: StoreAdministration {
             let currentGeneration: Int64? = row["current_generation"]
             let currentRun: Int64? = row["current_run"]
             func entry(_ reason: String?) -> RollbackReport.Entry {
-                .init(pipeline: pipeline.name, recordID: recordID, key: row["record_key"], processor: name, reason: reason)
+                .init(pipeline: pipeline.name, recordID: recordID, key: RecordKey.text(row, named: "record_key"), processor: name, reason: reason)
             }
             let reason: String? = if currentGeneration == nil {
                 "the record was deleted"

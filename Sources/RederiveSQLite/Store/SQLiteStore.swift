@@ -56,7 +56,7 @@ public final class SQLiteStore: RecordStore {
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
         } catch {
-            throw RederiveError(.database, "cannot open database \(path)", underlying: error)
+            throw SQLiteProblem.error("open database", path, error)
         }
         try self.init(pool, replacedValuesRunLimit: replacedValuesRunLimit)
     }
@@ -72,7 +72,7 @@ public final class SQLiteStore: RecordStore {
         do {
             try BookkeepingSchema.migrator.migrate(database)
         } catch {
-            throw RederiveError(.database, "cannot open database \(database.path)", underlying: error)
+            throw SQLiteProblem.error("prepare database", database.path, error)
         }
     }
 
@@ -110,16 +110,10 @@ public final class SQLiteStore: RecordStore {
             } catch let error as RederiveError {
                 try snapshot?.requireUnchanged(path)
                 throw error
-            } catch let error as DatabaseError where [.SQLITE_BUSY, .SQLITE_LOCKED].contains(error.resultCode) {
-                try snapshot?.requireUnchanged(path)
-                // Another connection held the lock past the busy timeout: it may let go of it soon.
-                throw RederiveError(
-                    .database, "cannot \(verb) \(path): another connection holds its lock past the busy timeout",
-                    underlying: error, transient: true
-                )
             } catch {
                 try snapshot?.requireUnchanged(path)
-                throw RederiveError(.database, "cannot \(verb) \(path)", underlying: error)
+                // A lock held past the busy timeout is transient: the other connection may let go of it soon.
+                throw SQLiteProblem.error(verb, path, error)
             }
         }
     }
