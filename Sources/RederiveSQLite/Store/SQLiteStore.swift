@@ -164,7 +164,10 @@ public final class SQLiteStore: RecordStore {
     /// Ends the run at once with `status` and `counts`: no other process derives it.
     public func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts, lease: WorkerLease) async throws {
         let now = Timestamp.text(Date())
+        let keep = replacedValuesRunLimit
         try await write { db in
+            // The run's own values count now: the window holds exactly the newest runs that changed values.
+            try ReplacedValuesSchema.prune(db, keep: keep)
             try db.execute(
                 sql: """
                     UPDATE rederive_runs
