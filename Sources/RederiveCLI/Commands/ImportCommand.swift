@@ -69,15 +69,18 @@ struct ImportCommand: AsyncParsableCommand {
         let store = try await database.openPreparing(creating: true)
         var importer = FileImporter(files: files, parallelism: parallel, level: Int32(level))
         importer.listedSkips = verbose ? nil : importer.listedSkips
-        let task = Task { try await importer.run(into: store, pipeline: pipeline, console: console) }
-        let signals = SignalCancellation(
-            cancelling: task, console: console, announcement: "stopping; nothing of this import will be written"
-        )
+        let gate = ImportCommitGate()
+        let task = Task { try await importer.run(into: store, pipeline: pipeline, console: console, gate: gate) }
+        let signals = SignalCancellation(cancelling: task, console: console) {
+            gate.abandon()
+                ? "stopping; nothing of this import will be written"
+                : "every file is read and the import is being committed; it ends in a moment"
+        }
         defer { signals.stop() }
         let outcome: FileImporter.Outcome
         do {
             outcome = try await task.value
-        } catch where task.isCancelled {
+        } catch where task.isCancelled || gate.isAbandoned {
             console.errorLine("rederive: import interrupted; nothing was written")
             throw ExitCode(ExitStatus.interrupted)
         }
