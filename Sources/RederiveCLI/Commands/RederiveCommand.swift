@@ -137,7 +137,17 @@ public struct RederiveCommand: AsyncParsableCommand {
     /// Parses and runs one command line, and returns its exit status instead of exiting.
     ///
     /// Fatal errors are written to the environment's console as one line starting with `rederive:`.
+    /// Every store the command opened is closed before this returns, whatever the command's end.
     public static func execute(_ arguments: [String], in environment: CommandEnvironment) async -> Int32 {
+        let opened = OpenedStores()
+        let status = await OpenedStores.$current.withValue(opened) {
+            await parseAndRun(arguments, in: environment)
+        }
+        await opened.closeAll()
+        return status
+    }
+
+    private static func parseAndRun(_ arguments: [String], in environment: CommandEnvironment) async -> Int32 {
         await CommandEnvironment.$scoped.withValue(environment) {
             let console = environment.console
             let commands = subcommands.map { $0.configuration.commandName ?? "\($0)".lowercased() }
@@ -158,7 +168,7 @@ public struct RederiveCommand: AsyncParsableCommand {
                 return ExitStatus.failure
             } catch is CancellationError {
                 // Ended by a signal, whose handler said what happens to the work in flight.
-                return ExitStatus.interrupted
+                return ReceivedSignal.exitStatus
             } catch let error where SQLiteProblem(error) != nil {
                 console.errorLine("rederive: \(SQLiteProblem(error)?.description ?? "")")
                 return ExitStatus.failure

@@ -97,7 +97,9 @@ struct DatabaseOptions: ParsableArguments {
             location: databasePath, mode: mode, pipelines: pipelines, busyTimeout: busyTimeout,
             variables: environment.variables, logger: serverLogger, warn: { console.errorLine("rederive: \($0)") }
         )
-        return try await address.opener.open(request)
+        let store = try await address.opener.open(request)
+        OpenedStores.current?.add(store)
+        return store
     }
 
     /// Opens a database that rederive prepared, for a command that only reads: nothing in it changes,

@@ -1,37 +1,31 @@
 @preconcurrency import Dispatch
 import Foundation
-import Synchronization
 
 /// Cancels a task on SIGINT or SIGTERM, so that a run stops cleanly between records.
 /// A second signal ends the process at once.
 final class SignalCancellation: Sendable {
     private let sources: [any DispatchSourceSignal]
-    private let received: FirstSignal
 
-    /// The status to exit with once the task has stopped: 143 after SIGTERM, else 130, as a shell
-    /// reports a process that the signal ended.
-    var exitStatus: Int32 {
-        received.number.load(ordering: .acquiring) == SIGTERM ? ExitStatus.terminated : ExitStatus.interrupted
-    }
-
-    /// The first signal received, 0 until one is.
-    private final class FirstSignal: Sendable {
-        let number = Atomic<Int32>(0)
-    }
+    /// The status to exit with once the task has stopped: 143 after SIGTERM, else 130.
+    var exitStatus: Int32 { ReceivedSignal.exitStatus }
 
     /// - Parameter announcement: What the first signal prints: what happens to the work in flight.
-    init(
+    convenience init(
         cancelling task: Task<some Sendable, any Error>, console: Console,
         announcement: String = "stopping after the batches in flight are committed"
     ) {
-        let received = FirstSignal()
-        self.received = received
+        self.init(cancelling: task, console: console, announcing: { announcement })
+    }
+
+    /// - Parameter announcing: Called when the first signal comes, before the task is cancelled:
+    ///   what happens to the work in flight, as it stands then.
+    init(cancelling task: Task<some Sendable, any Error>, console: Console, announcing: @escaping @Sendable () -> String) {
         sources = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [received] in
-                _ = received.number.compareExchange(expected: 0, desired: number, ordering: .acquiringAndReleasing)
-                console.errorLine("\nrederive: \(announcement) (signal again to quit now)")
+            source.setEventHandler {
+                ReceivedSignal.record(number)
+                console.errorLine("\nrederive: \(announcing()) (signal again to quit now)")
                 signal(number, SIG_DFL)
                 task.cancel()
             }

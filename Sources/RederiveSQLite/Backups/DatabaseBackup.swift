@@ -42,8 +42,8 @@ public enum DatabaseBackup {
         if files.fileExists(atPath: destination), !replacing {
             throw RederiveError(.file, "\(destination) exists; pass --force to replace it")
         }
-        let temporary = AtomicFile.temporaryPath(beside: destination)
-        defer { AtomicFile.removeDatabaseFiles(at: temporary) }
+        let temporary = PartialFiles.track(beside: destination)
+        defer { PartialFiles.remove(temporary) }
 
         let expected: [String: Int]
         do {

@@ -29,8 +29,8 @@ public enum DatabaseRestore {
         guard FileManager.default.fileExists(atPath: backup) else {
             throw RederiveError(.file, "no backup at \(backup)")
         }
-        let staged = AtomicFile.temporaryPath(beside: database)
-        defer { AtomicFile.removeDatabaseFiles(at: staged) }
+        let staged = PartialFiles.track(beside: database)
+        defer { PartialFiles.remove(staged) }
         do {
             try FileManager.default.copyItem(atPath: backup, toPath: staged)
         } catch {
