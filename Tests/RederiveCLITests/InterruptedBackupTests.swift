@@ -24,7 +24,7 @@ struct InterruptedBackupTests {
             backup.terminate()
             let outcome = try await backup.wait()
 
-            #expect(!outcome.signaled && outcome.status == 130, "\(outcome.signaled ? "signal" : "status") \(outcome.status): \(outcome.errors)")
+            #expect(!outcome.signaled && outcome.status == 143, "\(outcome.signaled ? "signal" : "status") \(outcome.status): \(outcome.errors)")
             #expect(outcome.errors.contains("rederive: backup interrupted; no backup was written"), "\(outcome.errors)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: backups.path) == [], "left behind")
         }
