@@ -12,6 +12,9 @@ public enum ExitStatus {
     public static let mismatch: Int32 = 4
     /// `run` ended by `rederive cancel`: what it committed stays, and can be rolled back.
     public static let cancelled: Int32 = 5
+    /// `run --no-wait` or `run --wait` found another process holding the database's lease, with
+    /// records stale: nothing was derived; try again later (`EX_TEMPFAIL`).
+    public static let busy: Int32 = 75
     /// Bad arguments (ArgumentParser's usage error status).
     public static let usage: Int32 = 64
     /// Interrupted by SIGINT or SIGTERM; what was committed stays, the next run resumes.
