@@ -69,4 +69,19 @@ struct LeaseWaitTests {
             #expect(run.errors.contains("` (pid \(pid) on \(ProcessInfo.processInfo.hostName)) holds the lease of"), "\(run.errors)")
         }
     }
+
+    @Test func ctrlCWhileWaitingForTheLeaseEndsAsInterrupted() async throws {
+        try await CommandHarness.withHarness { harness in
+            #expect(try await harness.rederive("generate", "--count", "2").status == 0)
+            try Self.holdLease(harness)
+            let run = try RederiveProcess.start(["run", "--db", harness.databasePath, "--progress", "plain"], in: harness.directory)
+            while !run.errorsSoFar().contains("waiting for"), !run.hasEnded {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            run.interrupt()
+            let outcome = try await run.wait()
+            #expect(!outcome.signaled && outcome.status == ExitStatus.interrupted, "\(outcome.status): \(outcome.errors)")
+            #expect(outcome.errors.hasSuffix("rederive: interrupted while waiting for another process's lease; nothing was derived\n"), "\(outcome.errors)")
+        }
+    }
 }

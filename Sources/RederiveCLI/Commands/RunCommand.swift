@@ -189,8 +189,11 @@ struct RunCommand: AsyncParsableCommand {
         do {
             summary = try await task.value
         } catch {
-            guard let outcome = leaseWait.outcome else { throw error }
-            return try endWithoutRun(outcome, console: console)
+            if let outcome = leaseWait.outcome { return try endWithoutRun(outcome, console: console) }
+            // Ctrl-C while waiting for another process's lease: nothing started, nothing was derived.
+            guard error is CancellationError, task.isCancelled else { throw error }
+            console.errorLine("rederive: interrupted while waiting for another process's lease; nothing was derived")
+            throw ExitCode(ExitStatus.interrupted)
         }
 
         if progress != .json {

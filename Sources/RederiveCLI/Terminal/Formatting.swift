@@ -111,7 +111,7 @@ enum Format {
     static func waiting(for holder: LeaseHolder) -> String {
         let who = holder.command.map { "`\(tableCell(String($0.prefix(120))))` (\(holder.worker))" } ?? holder.worker
         return "waiting for \(who), which holds this database's lease and renews it while it runs "
-            + "(it expires \(seconds(holder.expiresIn)) after the holder stops); bound the wait with --wait SECONDS, or end at once with --no-wait"
+            + "(if it stopped now, the lease would expire in \(seconds(holder.expiresIn))); bound the wait with --wait SECONDS, or end at once with --no-wait"
     }
 
     /// What a run says when its claims stop or go on again: `paused: claims wait for rederive resume`.
