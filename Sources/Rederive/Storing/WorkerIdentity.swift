@@ -49,6 +49,19 @@ public struct WorkerIdentity: Sendable, Hashable, Codable {
         return running != start
     }
 
+    /// The process's command line as it was started, its program named without its directory
+    /// (`rederive watch --db rooms.sqlite`), when it runs on this host and its arguments can be read.
+    public var commandLine: String? {
+        guard host == Self.thisHost, processID > 0,
+              let bytes = FileManager.default.contents(atPath: "/proc/\(processID)/cmdline"), !bytes.isEmpty
+        else { return nil }
+        var words = bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        if words.last?.isEmpty == true { words.removeLast() }
+        guard let program = words.first else { return nil }
+        words[0] = (program as NSString).lastPathComponent
+        return words.joined(separator: " ")
+    }
+
     /// `pid 4711 on build-3`, for messages.
     public var description: String { "pid \(processID) on \(host)" }
 }

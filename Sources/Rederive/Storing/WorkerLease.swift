@@ -25,11 +25,15 @@ public struct LeaseHolder: Sendable, Hashable {
     public let worker: String
     /// Seconds until the lease expires unless it is renewed.
     public let expiresIn: Double
+    /// The holder's command line, `rederive watch --db rooms.sqlite`, when it runs on this host and
+    /// can be read; nil otherwise.
+    public let command: String?
 
     /// Describes the holder of a lease that is not free.
-    public init(worker: String, expiresIn: Double) {
+    public init(worker: String, expiresIn: Double, command: String? = nil) {
         self.worker = worker
         self.expiresIn = expiresIn
+        self.command = command
     }
 }
 

@@ -12,6 +12,9 @@ public enum ExitStatus {
     public static let mismatch: Int32 = 4
     /// `run` ended by `rederive cancel`: what it committed stays, and can be rolled back.
     public static let cancelled: Int32 = 5
+    /// `run --no-wait` or `run --wait` found another process holding the database's lease, with
+    /// records stale: nothing was derived; try again later (`EX_TEMPFAIL`).
+    public static let busy: Int32 = 75
     /// Bad arguments (ArgumentParser's usage error status).
     public static let usage: Int32 = 64
     /// Interrupted by SIGINT; what was committed stays, the next run resumes.
@@ -22,5 +25,5 @@ public enum ExitStatus {
     public static let terminated: Int32 = 143
 
     /// Every status the README's table lists, in its order.
-    public static let documented: [Int32] = [success, failure, someFailed, mismatch, cancelled, usage, interrupted, closedPipe, terminated]
+    public static let documented: [Int32] = [success, failure, someFailed, mismatch, cancelled, usage, busy, interrupted, closedPipe, terminated]
 }

@@ -13,7 +13,8 @@ struct RunCommand: AsyncParsableCommand {
             Records whose last attempt failed are retried only with --retry-failed, or once their payload or \
             the processor's version changed. Exit status: 0 when no record failed, 3 when the run finished \
             but some records failed (see `rederive failures`), 130 when interrupted (run again to resume), \
-            5 when ended by rederive cancel, 1 for a fatal error. rederive pause holds the run (it waits, \
+            5 when ended by rederive cancel, 75 when another process holds the database past --wait or \
+            --no-wait, 1 for a fatal error. rederive pause holds the run (it waits, \
             keeping its lease, until rederive resume; Ctrl-C ends it as interrupted meanwhile).
             """
     )
@@ -81,6 +82,16 @@ struct RunCommand: AsyncParsableCommand {
     ))
     var workersOnly = false
 
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Wait at most this long for another process that holds a SQLite database's lease, then exit with status 75.",
+        discussion: "Without it, a run waits as long as the holder runs (a watcher holds the lease while it runs). Whatever the wait, a run ends at once, with status 0, when no record is stale.",
+        valueName: "seconds"
+    ))
+    var wait: Double?
+
+    @Flag(help: "Exit at once, with status 75, when another process holds a SQLite database's lease and records are stale.")
+    var noWait = false
+
     @OptionGroup(title: "Throttles") var throttles: ThrottleOptions
 
     @OptionGroup var safety: RunSafetyOptions
@@ -96,6 +107,8 @@ struct RunCommand: AsyncParsableCommand {
         try ValueBounds.payloadMiB.check(maxPayloadSize, "--max-payload-size")
         try ValueBounds.recordTimeout.check(timeout, "--timeout")
         try ValueBounds.leaseDuration.check(leaseDuration, "--lease-duration")
+        try ValueBounds.leaseWait.check(wait, "--wait")
+        if noWait, wait != nil { throw ValidationError("--no-wait ends at once; it takes no --wait") }
         try report.validate(dryRun: safety.dryRun)
         if workersOnly, safety.dryRun { throw ValidationError("--dry-run derives alone; it takes no --workers-only") }
         if create, safety.dryRun { throw ValidationError("--dry-run writes nothing; it takes no --create") }
@@ -152,20 +165,39 @@ struct RunCommand: AsyncParsableCommand {
         let shared = progress == .json
             ? (store as? any SharedRunReporting).map { SharedRunProgressLines(events: events, store: $0, console: console) }
             : nil
+        let pipelines = try database.pipelines()
+        let plans = try Runner(store: store, pipelines: pipelines, configuration: configuration).makePlans()
+        let leaseWait = LeaseWait(
+            shared ?? events, limit: noWait ? .zero : wait.map { .milliseconds(Int64($0 * 1000)) },
+            nothingStale: {
+                for plan in plans where (try? await store.pendingCount(plan)) != 0 { return false }
+                return true
+            }
+        )
         let runner = Runner(
             store: store,
-            pipelines: try database.pipelines(),
+            pipelines: pipelines,
             configuration: configuration,
-            progress: shared ?? events,
+            progress: leaseWait,
             logger: logging.logger(label: "rederive.run", console: console)
         )
         let heartbeat = configuration.leaseDuration / 3
         let following = shared.map { shared in Task { await shared.follow(every: heartbeat) } }
         defer { following?.cancel() }
         let task = Task { try await runner.run() }
+        leaseWait.attach { task.cancel() }
         let signals = SignalCancellation(cancelling: task, console: console)
         defer { signals.stop() }
-        let summary = try await task.value
+        let summary: RunSummary
+        do {
+            summary = try await task.value
+        } catch {
+            if let outcome = leaseWait.outcome { return try endWithoutRun(outcome, console: console) }
+            // Ctrl-C while waiting for another process's lease: nothing started, nothing was derived.
+            guard error is CancellationError, task.isCancelled else { throw error }
+            console.errorLine("rederive: interrupted while waiting for another process's lease; nothing was derived")
+            throw ExitCode(ExitStatus.interrupted)
+        }
 
         if progress != .json {
             console.line(Self.describe(summary))
@@ -190,6 +222,26 @@ struct RunCommand: AsyncParsableCommand {
         if summary.counts.failed > 0 {
             throw ExitCode(ExitStatus.someFailed)
         }
+    }
+
+    /// Ends a run that another process's lease kept from starting: at once and successfully when
+    /// nothing is stale, else with ``ExitStatus/busy`` once the wait was given up.
+    private func endWithoutRun(_ outcome: LeaseWait.Outcome, console: Console) throws {
+        switch outcome {
+        case .nothingStale(let holder):
+            console.line("nothing is stale in \(database.databaseName): \(Self.describe(holder)) holds its lease and keeps its records current")
+        case .gaveUp(let holder):
+            console.errorLine(
+                "rederive: \(Self.describe(holder)) holds the lease of \(database.databaseName) and records are stale; nothing was derived"
+                    + (noWait ? " (--no-wait)" : " after waiting \(Format.setting(wait ?? 0))") + "; run again once it ends"
+            )
+            throw ExitCode(ExitStatus.busy)
+        }
+    }
+
+    /// `rederive watch --db rooms.sqlite (pid 4711 on build-3)`, or the process alone when its command is unknown.
+    static func describe(_ holder: LeaseHolder) -> String {
+        holder.command.map { "`\(Format.tableCell(String($0.prefix(120))))` (\(holder.worker))" } ?? holder.worker
     }
 
     /// How the run used stored projections, as `projections: 3,510 used, 2 fell back (2 payload changed)`;

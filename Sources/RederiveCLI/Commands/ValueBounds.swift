@@ -138,6 +138,12 @@ enum ValueBounds {
         least: 1, most: 3_600, unit: "seconds", reason: "an hour, the longest a killed run may keep the database from others"
     )
 
+    /// How long `run --wait` waits for another process's lease: a day, past which a holder is a
+    /// watcher that stays, not a run that ends.
+    static let leaseWait = ValueBound<Double>(
+        least: 0, most: 86_400, unit: "seconds", reason: "a day; leave --wait out to wait as long as the holder runs"
+    )
+
     /// How long `watch` waits for a change signal before it looks for stale records anyway: a signal
     /// lost delays records this long at most.
     static let pollInterval = ValueBound<Double>(

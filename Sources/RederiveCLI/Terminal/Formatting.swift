@@ -106,8 +106,12 @@ enum Format {
     }
 
     /// The line a run prints while it waits for another process's lease.
+    /// What a run waiting for another process's lease says: who holds it, that it holds it while it
+    /// runs, and how to bound the wait.
     static func waiting(for holder: LeaseHolder) -> String {
-        "waiting for \(holder.worker), which is deriving this database; its lease expires in \(seconds(holder.expiresIn)) unless renewed"
+        let who = holder.command.map { "`\(tableCell(String($0.prefix(120))))` (\(holder.worker))" } ?? holder.worker
+        return "waiting for \(who), which holds this database's lease and renews it while it runs "
+            + "(if it stopped now, the lease would expire in \(seconds(holder.expiresIn))); bound the wait with --wait SECONDS, or end at once with --no-wait"
     }
 
     /// What a run says when its claims stop or go on again: `paused: claims wait for rederive resume`.

@@ -177,7 +177,7 @@ struct PostgresRollback {
         let rows = try await connection.run(statement, logger: logger).collect { row in
             try row.decode((Int64, String, Int64).self)
         }
-        return Dictionary(rows.map { ("\($0.0) \($0.1)", $0.2) }, uniquingKeysWith: max)
+        return Dictionary(rows.map { ("\($0.0) \($0.1)", $0.2) }, uniquingKeysWith: { Swift.max($0, $1) })
     }
 
     /// The run's kept rows with each record's generation and stamps now, the records' rows locked

@@ -14,9 +14,11 @@ extension SQLiteStore {
             if let row = try Row.fetchOne(
                 db, sql: "SELECT holder, host, process_id, expires_at FROM rederive_leases WHERE name = ?",
                 arguments: [WorkerLeaseSchema.runnerLease]
-            ), (row["expires_at"] as Double) > now,
-                !WorkerIdentity(host: row["host"], processID: row["process_id"]).hasEndedOnThisHost {
-                return .held(by: LeaseHolder(worker: row["holder"], expiresIn: (row["expires_at"] as Double) - now))
+            ), (row["expires_at"] as Double) > now {
+                let holder = WorkerIdentity(host: row["host"], processID: row["process_id"])
+                if !holder.hasEndedOnThisHost {
+                    return .held(by: LeaseHolder(worker: row["holder"], expiresIn: (row["expires_at"] as Double) - now, command: holder.commandLine))
+                }
             }
             try db.execute(sql: """
                 INSERT INTO rederive_leases (name, holder, host, process_id, token, acquired_at, renewed_at, expires_at)
