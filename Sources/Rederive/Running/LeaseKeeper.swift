@@ -114,6 +114,9 @@ package struct LeaseKeeper: Sendable {
                     do {
                         try await store.renewLease(await held.current)
                         renewed?(nil)
+                    } catch where Task.isCancelled {
+                        // The run has ended: a renewal cut short by it is no failure.
+                        return nil
                     } catch {
                         if let renewed {
                             renewed(error)

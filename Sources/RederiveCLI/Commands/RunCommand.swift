@@ -162,7 +162,15 @@ struct RunCommand: AsyncParsableCommand {
         let task = Task { try await runner.run() }
         let signals = SignalCancellation(cancelling: task, console: console)
         defer { signals.stop() }
-        let summary = try await task.value
+        let summary: RunSummary
+        do {
+            summary = try await task.value
+        } catch where signals.hasStopped {
+            // Stopped by the signal before the run could end cleanly (the database out of reach, say):
+            // what was committed stays, and the next run resumes. The signal's status, and why in one line.
+            if !(error is CancellationError) { console.errorLine("rederive: \(error)") }
+            throw ExitCode(signals.exitStatus)
+        }
 
         if progress != .json {
             console.line(Self.describe(summary))

@@ -14,6 +14,11 @@ final class SignalCancellation: Sendable {
         received.number.load(ordering: .acquiring) == SIGTERM ? ExitStatus.terminated : ExitStatus.interrupted
     }
 
+    /// Whether SIGINT or SIGTERM was received: the task was cancelled by a signal.
+    var hasStopped: Bool {
+        received.number.load(ordering: .acquiring) != 0
+    }
+
     /// The first signal received, 0 until one is.
     private final class FirstSignal: Sendable {
         let number = Atomic<Int32>(0)

@@ -9,6 +9,7 @@ extension PostgresStore: StoreAdministration {
     /// Puts back what a run replaced, in one transaction, as `StoreAdministration/rollback(run:pipelines:)` describes.
     public func rollback(run runID: Int64, pipelines: [Pipeline]) async throws -> RollbackReport {
         let logger = self.logger
+        let (location, statements) = (self.location, self.statements)
         return try await transaction("roll back run \(runID) in") { connection in
             var known = SQLStatement()
             known.sql = "SELECT count(*) FROM rederive_runs WHERE id = \(known.bind(runID))"
