@@ -140,7 +140,8 @@ package struct LeaseKeeper: Sendable {
         let lease = await held.current
         do {
             return try await body(lease)
-        } catch let error as RederiveError where error.code == .leaseLost {
+        } catch let error as RederiveError where error.code == .leaseLost && !Task.isCancelled {
+            // A run that is stopping has no use for a new lease: it commits nothing more.
             let store = self.store
             let worker = self.worker
             let duration = self.duration
