@@ -114,6 +114,9 @@ package struct LeaseKeeper: Sendable {
                     do {
                         try await store.renewLease(await held.current)
                         renewed?(nil)
+                    } catch where Task.isCancelled {
+                        // The run has ended: a renewal cut short by it is no failure.
+                        return nil
                     } catch {
                         if let renewed {
                             renewed(error)
@@ -137,7 +140,8 @@ package struct LeaseKeeper: Sendable {
         let lease = await held.current
         do {
             return try await body(lease)
-        } catch let error as RederiveError where error.code == .leaseLost {
+        } catch let error as RederiveError where error.code == .leaseLost && !Task.isCancelled {
+            // A run that is stopping has no use for a new lease: it commits nothing more.
             let store = self.store
             let worker = self.worker
             let duration = self.duration

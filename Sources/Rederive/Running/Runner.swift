@@ -127,7 +127,9 @@ public struct Runner: Sendable {
             status = lease.control.gate.isCancelled(runID) ? .cancelled : state.interrupted ? .interrupted : .completed
         } catch {
             logger.error("run failed", metadata: ["run": "\(runID)", "error": "\(error)"])
-            try? await store.finishRun(runID, status: .failed, counts: work.committed, lease: await lease.current)
+            // A run asked to stop whose ending failed (the database out of reach) was interrupted, not failed.
+            let ending: RunStatus = Task.isCancelled ? .interrupted : .failed
+            try? await store.finishRun(runID, status: ending, counts: work.committed, lease: await lease.current)
             throw error
         }
         let counts = work.committed

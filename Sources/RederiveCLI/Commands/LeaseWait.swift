@@ -21,6 +21,7 @@ final class LeaseWait: ProgressReporter {
         var outcome: Outcome?
         var checking: Task<Void, Never>?
         var cancel: (@Sendable () -> Void)?
+        var started = false
     }
 
     private let inner: any ProgressReporter
@@ -44,6 +45,9 @@ final class LeaseWait: ProgressReporter {
     /// Why the wait ended without a run; nil when it did not.
     var outcome: Outcome? { state.withLock { $0.outcome } }
 
+    /// Whether the run started: the wait, if any, is over and records may have been committed.
+    var hasStarted: Bool { state.withLock { $0.started } }
+
     func report(_ event: ProgressEvent) {
         switch event {
         case .waiting(let holder):
@@ -55,7 +59,10 @@ final class LeaseWait: ProgressReporter {
             // Said once per holder, unless the run ends at once anyway.
             if limit != .zero || !started { inner.report(event) }
         case .started:
-            state.withLock { $0.checking?.cancel() }
+            state.withLock { state in
+                state.checking?.cancel()
+                state.started = true
+            }
             inner.report(event)
         default:
             inner.report(event)

@@ -193,10 +193,16 @@ struct RunCommand: AsyncParsableCommand {
             summary = try await task.value
         } catch {
             if let outcome = leaseWait.outcome { return try endWithoutRun(outcome, console: console) }
-            // Ctrl-C while waiting for another process's lease: nothing started, nothing was derived.
-            guard error is CancellationError, task.isCancelled else { throw error }
-            console.errorLine("rederive: interrupted while waiting for another process's lease; nothing was derived")
-            throw ExitCode(ExitStatus.interrupted)
+            guard signals.hasStopped else { throw error }
+            if !leaseWait.hasStarted {
+                // Ctrl-C while waiting for another process's lease: nothing started, nothing was derived.
+                console.errorLine("rederive: interrupted while waiting for another process's lease; nothing was derived")
+            } else if !(error is CancellationError) {
+                // Stopped by the signal before the run could end cleanly (the database out of reach, say):
+                // what was committed stays, and the next run resumes. The signal's status, and why in one line.
+                console.errorLine("rederive: \(error)")
+            }
+            throw ExitCode(signals.exitStatus)
         }
 
         if progress != .json {

@@ -11,6 +11,9 @@ enum ReceivedSignal {
         _ = first.compareExchange(expected: 0, desired: number, ordering: .acquiringAndReleasing)
     }
 
+    /// Whether SIGINT or SIGTERM has arrived.
+    static var hasArrived: Bool { first.load(ordering: .acquiring) != 0 }
+
     /// 143 after SIGTERM, else 130.
     static var exitStatus: Int32 {
         first.load(ordering: .acquiring) == SIGTERM ? ExitStatus.terminated : ExitStatus.interrupted

@@ -9,6 +9,9 @@ final class SignalCancellation: Sendable {
     /// The status to exit with once the task has stopped: 143 after SIGTERM, else 130.
     var exitStatus: Int32 { ReceivedSignal.exitStatus }
 
+    /// Whether SIGINT or SIGTERM was received: the task was cancelled by a signal.
+    var hasStopped: Bool { ReceivedSignal.hasArrived }
+
     /// - Parameter announcement: What the first signal prints: what happens to the work in flight.
     convenience init(
         cancelling task: Task<some Sendable, any Error>, console: Console,

@@ -23,24 +23,62 @@ extension PostgresStore {
     }
 
     /// Runs `body` in one transaction, like ``transaction(_:snapshot:_:)``, giving up on it if it has
-    /// not ended within `limit`, or as `cancelled` says once the task is cancelled. Given up on, its
-    /// connection is closed, which fails the statement waiting on it and drops the connection from
-    /// the pool, and its task is cancelled, so that it never waits for a connection it no longer
-    /// needs: nothing given up on holds a connection of the pool. The transaction itself runs in a
-    /// task of its own, which a cancelled caller does not cancel: the pool gives a cancelled task no
-    /// connection.
+    /// not ended within `limit`, or as `cancelled` says once the task is cancelled (see
+    /// ``watched(within:cancelled:_:)``).
     ///
     /// Throws ``ConnectionFault`` when the connection failed (given up on, reset, or its session
     /// ended by the server): the transaction was rolled back, or never committed, unless the failure
-    /// came after its COMMIT was sent, which only the server knows. A cancelled task gets a
-    /// `CancellationError`.
+    /// came after its COMMIT was sent, which only the server knows. A task cancelled gets a
+    /// `CancellationError` when `cancelled` gives up at once; one that waits gets the outcome.
     func watchedTransaction<T: Sendable>(
         _ verb: String, within limit: Duration, cancelled: CancelledTransaction,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
+        let logger = self.logger
+        let outcome = await watched(within: limit, cancelled: cancelled) { connection in
+            try await Self.inTransaction(connection, logger: logger, body)
+        }
+        switch outcome {
+        case .success(let value):
+            return value
+        case .failure(let error):
+            // Given up on for the cancelled task: its caller stops. A transaction the task waited for
+            // once cancelled ends as it ended, so that its caller knows what became of it.
+            if error is CancellationError { throw CancellationError() }
+            if case .giveUp = cancelled, Task.isCancelled { throw CancellationError() }
+            if let expired = error as? WatchExpired {
+                throw ConnectionFault(noAnswer(verb, expired))
+            }
+            if ConnectionFault.isTransient(error) { throw ConnectionFault(describe(error, verb)) }
+            throw describe(error, verb)
+        }
+    }
+
+    /// That the server did not answer `verb` in time, in one line.
+    func noAnswer(_ verb: String, _ expired: WatchExpired) -> RederiveError {
+        let waited = "\(Int(expired.after.secondsValue.rounded(.up))) s"
+        return RederiveError(
+            .database, "cannot \(verb) \(location): no answer from the server within \(waited)\(expired.stopping ? " of being asked to stop" : "")"
+        )
+    }
+
+    /// Runs `body` on a pooled connection, in a task of its own, which a cancelled caller does not
+    /// cancel: PostgresNIO's pool gives a cancelled task no connection, and its rows stop coming
+    /// to one, yet a run asked to stop must still commit what it derived, record how it ended and
+    /// release its lease. Gives up on `body` if it has not ended within `limit` (when given), or as
+    /// `cancelled` says once the caller is cancelled: its connection is then closed, which fails the
+    /// statement waiting on it and drops the connection from the pool, and its task is cancelled, so
+    /// that it never waits for a connection it no longer needs: nothing given up on holds a
+    /// connection of the pool.
+    ///
+    /// Returns what `body` returned or threw; ``WatchExpired`` when given up on for time, a
+    /// `CancellationError` when given up on for the caller's cancellation.
+    func watched<T: Sendable>(
+        within limit: Duration?, cancelled: CancelledTransaction,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async -> Result<T, any Error> {
         let watch = TransactionWatch<T>()
         let client = self.client
-        let logger = self.logger
         let outage = self.outage
         let work = Task {
             let outcome: Result<T, any Error>
@@ -55,7 +93,7 @@ extension PostgresStore {
                     let attempt = ContinuousClock.now
                     let result: Result<T, any Error>
                     do {
-                        result = .success(try await Self.inTransaction(connection, logger: logger, body))
+                        result = .success(try await body(connection))
                         outage.reached(since: attempt)
                     } catch {
                         result = .failure(error)
@@ -71,46 +109,42 @@ extension PostgresStore {
             watch.end(outcome)
         }
         watch.giveUp = { work.cancel() }
-        let timer = Task {
-            do { try await Task.sleep(for: limit) } catch { return }
-            watch.end(.failure(TransactionWatch<T>.Expired()))
+        let timer = limit.map { limit in
+            Task {
+                do { try await Task.sleep(for: limit) } catch { return }
+                watch.end(.failure(WatchExpired(after: limit, stopping: false)))
+            }
         }
         let cancellation = CancellationTimer()
         defer {
-            timer.cancel()
+            timer?.cancel()
             cancellation.stop()
         }
-        let outcome = await withTaskCancellationHandler {
+        return await withTaskCancellationHandler {
             await watch.outcome()
         } onCancel: {
             switch cancelled {
             case .giveUp:
                 watch.end(.failure(CancellationError()))
             case .waitAtMost(let grace):
-                cancellation.start(after: grace) { watch.end(.failure(TransactionWatch<T>.Expired())) }
+                cancellation.start(after: grace) { watch.end(.failure(WatchExpired(after: grace, stopping: true))) }
             }
-        }
-        switch outcome {
-        case .success(let value):
-            return value
-        case .failure(let error):
-            if Task.isCancelled || error is CancellationError { throw CancellationError() }
-            if error is TransactionWatch<T>.Expired {
-                throw ConnectionFault(RederiveError(
-                    .database, "cannot \(verb) \(location): no answer from the server within \(Int(limit.secondsValue.rounded(.up))) s"
-                ))
-            }
-            if ConnectionFault.isTransient(error) { throw ConnectionFault(describe(error, verb)) }
-            throw describe(error, verb)
         }
     }
+}
+
+/// A watched statement given up on for time: past its deadline, or past the grace of a task asked
+/// to stop.
+struct WatchExpired: Error {
+    /// How long it was waited for.
+    let after: Duration
+    /// Whether the task was asked to stop: the wait was its grace, not the statement's deadline.
+    let stopping: Bool
 }
 
 /// How a watched transaction ended, told once: by the transaction, or by its deadline or
 /// cancellation, which give it up: close its connection and cancel its task.
 private final class TransactionWatch<T: Sendable>: Sendable {
-    struct Expired: Error {}
-
     private struct State {
         var connection: PostgresConnection?
         var outcome: Result<T, any Error>?
@@ -155,7 +189,7 @@ private final class TransactionWatch<T: Sendable>: Sendable {
     /// Ends the watch with `outcome`, unless it has ended already; an outcome other than the
     /// transaction's gives the transaction up.
     func end(_ outcome: Result<T, any Error>) {
-        let givingUp = if case .failure(let error) = outcome, error is Expired || error is CancellationError { true } else { false }
+        let givingUp = if case .failure(let error) = outcome, error is WatchExpired || error is CancellationError { true } else { false }
         let (waiting, connection, giveUp) = state.withLock { state -> (CheckedContinuation<Result<T, any Error>, Never>?, PostgresConnection?, (@Sendable () -> Void)?) in
             guard state.outcome == nil else { return (nil, nil, nil) }
             state.outcome = outcome
@@ -187,43 +221,6 @@ extension PostgresStore {
     /// still commits what it derived and records how it ended, but not for ever on a connection that
     /// no longer answers.
     static let cancelledStatementLimit: Duration = .seconds(5)
-
-    /// Runs `body`, closing `connection` if it has not ended `limit` after its task was cancelled.
-    static func closing<T: Sendable>(
-        _ connection: PostgresConnection, cancelledFor limit: Duration, isolation: isolated (any Actor)? = #isolation,
-        _ body: () async throws -> T
-    ) async throws -> T {
-        let timer = CancellationTimer()
-        defer { timer.stop() }
-        return try await withTaskCancellationHandler {
-            try await body()
-        } onCancel: {
-            timer.start(after: limit) { _ = connection.close() as EventLoopFuture<Void> }
-        }
-    }
-}
-
-/// Runs an action some time after a task was cancelled, unless stopped first.
-private final class CancellationTimer: Sendable {
-    private let state = Mutex<(timer: Task<Void, Never>?, stopped: Bool)>((nil, false))
-
-    func start(after delay: Duration, _ action: @escaping @Sendable () -> Void) {
-        state.withLock { state in
-            guard !state.stopped, state.timer == nil else { return }
-            state.timer = Task {
-                do { try await Task.sleep(for: delay) } catch { return }
-                action()
-            }
-        }
-    }
-
-    func stop() {
-        let timer = state.withLock { state in
-            state.stopped = true
-            return state.timer
-        }
-        timer?.cancel()
-    }
 }
 
 /// A connection that failed in the middle of a transaction, which was rolled back: the network

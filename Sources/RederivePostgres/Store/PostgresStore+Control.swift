@@ -14,7 +14,7 @@ extension PostgresStore: RunControlling {
             ON CONFLICT (pipeline, processor) DO NOTHING RETURNING 1
             """
         let logger = self.logger
-        return try await withConnection("pause the work on") { connection in
+        return try await withConnection("pause the work on") { [statement] connection in
             try await !connection.run(statement, logger: logger).collect { _ in () }.isEmpty
         }
     }
@@ -28,7 +28,7 @@ extension PostgresStore: RunControlling {
         }
         statement.sql += " RETURNING pipeline, processor"
         let logger = self.logger
-        return try await withConnection("resume the work on") { connection in
+        return try await withConnection("resume the work on") { [statement] connection in
             try await connection.run(statement, logger: logger).collect { row in
                 let (pipeline, processor) = try row.decode((String, String).self)
                 return ControlScope(pipeline: pipeline, storedProcessor: processor)
@@ -88,7 +88,7 @@ extension PostgresStore: RunControlling {
             WHERE token = \(statement.bind(lease.token))
             """
         let logger = self.logger
-        try await withConnection("report a hold to") { connection in
+        try await withConnection("report a hold to") { [statement] connection in
             _ = try await connection.run(statement, logger: logger)
         }
     }

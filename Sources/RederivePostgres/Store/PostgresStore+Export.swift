@@ -32,7 +32,7 @@ extension PostgresStore: PayloadExporting {
             """
         let logger = self.logger
         let table = pipeline.table
-        return try await transaction("read", snapshot: true) { connection in
+        return try await transaction("read", snapshot: true) { [statement] connection in
             do {
                 return try await connection.run(statement, logger: logger).collect { row in
                     let cells = row.makeRandomAccess()

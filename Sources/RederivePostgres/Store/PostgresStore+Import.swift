@@ -3,6 +3,7 @@ import PostgresNIO
 import Rederive
 import RederiveCodec
 import RederiveSQL
+import Synchronization
 
 /// Writing payloads under their keys, as `rederive import` and `generate` do.
 extension PostgresStore: PayloadImporting {
@@ -32,27 +33,27 @@ extension PostgresStore: PayloadImporting {
         let column: String? = if case .text(let type) = try await payloadColumn(tables) { type } else { nil }
         let logger = self.logger
         // What `next` throws reaches the caller as it was thrown, not as a database error.
-        var sourceFailure: (any Error)?
+        let sourceFailure = Mutex<(any Error)?>(nil)
         let counts: ImportCounts
         do {
             counts = try await transaction("import into") { connection in
                 try await writeStatements(on: connection)
             }
         } catch {
-            throw sourceFailure ?? error
+            throw sourceFailure.withLock { $0 } ?? error
         }
         // The payload trigger counted each new record on its own: folded now, status reads a few rows.
         if counts.inserted > 0 { await foldCounts(within: .seconds(60)) }
         return counts
 
-        func writeStatements(on connection: PostgresConnection) async throws -> ImportCounts {
+        @Sendable func writeStatements(on connection: PostgresConnection) async throws -> ImportCounts {
             var outcome = ImportCounts()
             while true {
                 var items: [ImportItem]
                 do {
                     items = try await Self.takeStatement(from: next, items: max(1, statementItems), bytes: statementBytes)
                 } catch {
-                    sourceFailure = error
+                    sourceFailure.withLock { $0 = error }
                     throw error
                 }
                 guard !items.isEmpty else { return outcome }

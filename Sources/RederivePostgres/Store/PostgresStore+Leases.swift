@@ -22,7 +22,7 @@ extension PostgresStore {
                 clock_timestamp() + make_interval(secs => \(statement.bind(duration.secondsValue))))
             """
         let logger = self.logger
-        try await transaction("take a lease on") { connection in
+        try await transaction("take a lease on") { [statement] connection in
             try await connection.run(statement, logger: logger)
             // A worker restarted after a kill takes over at once what the killed one held.
             try await Self.reapLeases(connection, logger)

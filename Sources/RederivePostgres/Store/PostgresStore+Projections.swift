@@ -65,7 +65,7 @@ extension PostgresStore: ProjectionStoring {
             ORDER BY random() LIMIT \(statement.bind(Int64(limit)))
             """
         let logger = self.logger
-        return try await transaction("read", snapshot: true) { connection in
+        return try await transaction("read", snapshot: true) { [statement] connection in
             try await connection.run(statement, logger: logger).collect { row in
                 let (id, key, payload, bytes, checksum) = try row.decode((Int64, String?, ByteBuffer?, ByteBuffer, Int64).self)
                 let projection = Array(bytes.readableBytesView)
@@ -85,7 +85,7 @@ extension PostgresStore: ProjectionStoring {
             SELECT count(*) FROM dropped
             """
         let logger = self.logger
-        return try await transaction("drop projections in") { connection in
+        return try await transaction("drop projections in") { [statement] connection in
             try await connection.count(statement, logger: logger)
         }
     }

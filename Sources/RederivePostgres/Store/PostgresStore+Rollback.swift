@@ -10,7 +10,7 @@ extension PostgresStore: StoreAdministration {
     public func rollback(run runID: Int64, pipelines: [Pipeline]) async throws -> RollbackReport {
         let logger = self.logger
         let keep = replacedValuesRunLimit
-        let location = self.location
+        let (location, statements) = (self.location, self.statements)
         return try await transaction("roll back run \(runID) in") { connection in
             guard let candidate = try await Self.rollbackCandidate(runID, connection, logger) else {
                 throw RederiveError(.unknownName, "no run \(runID) in \(location)")

@@ -46,7 +46,7 @@ extension PostgresStore {
                 let runID = if let (joined, _, _) = joined {
                     joined
                 } else {
-                    try await insertRun(processorsJSON, pending: RunPending(plans: plans, counts: pending), connection)
+                    try await self.insertRun(processorsJSON, pending: RunPending(plans: plans, counts: pending), connection)
                 }
                 started = StartedRun(id: runID, pending: pending)
             }
@@ -70,9 +70,9 @@ extension PostgresStore {
                 SELECT count(*) FROM rederive_leases WHERE run_id = \(others.bind(runID)) AND expires_at > clock_timestamp()
                 """
             guard try await connection.count(others, logger: logger) == 0 else { return }
-            try await endRun(runID, status: status, connection)
+            try await self.endRun(runID, status: status, connection)
             // The run's own values count now: the window holds exactly the newest runs that changed values.
-            try await pruneReplaced(connection)
+            try await self.pruneReplaced(connection)
         }
     }
 
@@ -149,7 +149,7 @@ extension PostgresStore {
             ORDER BY r.id DESC
             """
         let logger = self.logger
-        return try await withConnection("read") { connection in
+        return try await withConnection("read") { [statement] connection in
             try await connection.run(statement, logger: logger).collect { row in
                 let (id, started, ended, status, processors, derived, unchanged, failed, skipped) = try row.decode(
                     (Int64, Date, Date?, String, String, Int64, Int64, Int64, Int64).self

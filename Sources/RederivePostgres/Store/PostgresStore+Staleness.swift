@@ -87,7 +87,7 @@ extension PostgresStore {
             """
         let logger = self.logger
         // One snapshot: each payload and stored value is read together with the generation it belongs to.
-        return try await transaction("read", snapshot: true) { connection in
+        return try await transaction("read", snapshot: true) { [statement] connection in
             let picks = try await connection.run(statement, logger: logger).collect(columns.pick)
             return try await reader.read(picks, byteLimit: byteLimit, connection, logger)
         }

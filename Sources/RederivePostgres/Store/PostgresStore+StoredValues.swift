@@ -26,7 +26,7 @@ extension PostgresStore: StoredValueReading, VerificationSource {
             WHERE t.\(tables.id) = ANY(\(statement.bind(recordIDs)))
             """
         let logger = self.logger
-        return try await withConnection("read") { connection in
+        return try await withConnection("read") { [statement] connection in
             var rows: [Int64: StoredRow] = [:]
             for try await row in try await connection.run(statement, logger: logger) {
                 let cells = row.makeRandomAccess()
@@ -61,7 +61,7 @@ extension PostgresStore: StoredValueReading, VerificationSource {
         var statement = SQLStatement()
         statement.sql = "SELECT \(tables.id) FROM \(tables.table) ORDER BY random() LIMIT \(statement.bind(Int64(count)))"
         let logger = self.logger
-        return try await withConnection("read") { connection in
+        return try await withConnection("read") { [statement] connection in
             try await connection.run(statement, logger: logger).collect { try $0.decode(Int64.self) }.sorted()
         }
     }
@@ -77,7 +77,7 @@ extension PostgresStore: StoredValueReading, VerificationSource {
             WHERE \(condition)
             """
         let logger = self.logger
-        return try await transaction("read", snapshot: true) { connection in
+        return try await transaction("read", snapshot: true) { [statement] connection in
             try await connection.run(statement, logger: logger).collect { row in
                 let cells = row.makeRandomAccess()
                 let present = try cells[4].decode(Bool.self)

@@ -188,15 +188,17 @@ public final class PostgresStore: Sendable {
 
     /// Runs `body` on a pooled connection; a database problem names the database (never its
     /// password) and what was attempted, and rederive's own errors pass through.
-    func withConnection<T: Sendable>(_ verb: String, _ body: (PostgresConnection) async throws -> T) async throws -> T {
-        do {
-            return try await client.withConnection { connection in
-                let attempt = ContinuousClock.now
-                let value = try await Self.closing(connection, cancelledFor: Self.cancelledStatementLimit) { try await body(connection) }
-                outage.reached(since: attempt)
-                return value
-            }
-        } catch {
+    ///
+    /// A cancelled task's statements run too (``watched(within:cancelled:_:)``): a run asked to stop
+    /// still commits, records its end and releases its lease. Once cancelled, it waits for them
+    /// ``cancelledStatementLimit`` at most.
+    func withConnection<T: Sendable>(_ verb: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        switch await watched(within: nil, cancelled: .waitAtMost(Self.cancelledStatementLimit), body) {
+        case .success(let value):
+            return value
+        case .failure(let expired as WatchExpired):
+            throw noAnswer(verb, expired)
+        case .failure(let error):
             throw describe(error, verb)
         }
     }
@@ -204,9 +206,10 @@ public final class PostgresStore: Sendable {
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
     /// `snapshot` makes it a read-only transaction whose statements all see one snapshot.
     func transaction<T: Sendable>(
-        _ verb: String, snapshot: Bool = false, _ body: (PostgresConnection) async throws -> T
+        _ verb: String, snapshot: Bool = false, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
-        try await withConnection(verb) { connection in
+        let logger = self.logger
+        return try await withConnection(verb) { connection in
             try await Self.inTransaction(
                 connection, begin: snapshot ? "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY" : "BEGIN", logger: logger, body
             )
