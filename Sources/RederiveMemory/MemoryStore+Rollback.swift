@@ -9,9 +9,17 @@ extension MemoryStore: StoreAdministration {
     public func rollback(run runID: Int64, pipelines: [Pipeline]) async throws -> RollbackReport {
         try state.withLock { state in
             state.revision += 1
-            guard state.runIndex(runID) != nil else {
+            guard let index = state.runIndex(runID) else {
                 throw RederiveError(.unknownName, "no run \(runID) in the in-memory store")
             }
+            let run = state.runs[index]
+            let candidate = RollbackRules.Candidate(
+                runID: runID, status: run.status, changedRecords: run.counts.derived,
+                keptEntries: state.replaced.keys.count(where: { $0.runID == runID }),
+                laterRunsKeepingValues: Set(state.replaced.keys.map(\.runID).filter { $0 > runID }).count,
+                inProgress: Self.runsInProgress(state)
+            )
+            try RollbackRules.requireRollbackable(candidate, in: "the in-memory store", keep: replacedValuesRunLimit)
             var report = RollbackReport()
             for pipeline in pipelines {
                 Self.rollback(runID, pipeline, &state, into: &report)
@@ -36,8 +44,10 @@ extension MemoryStore: StoreAdministration {
                 "the record was deleted"
             } else if record?.generation != replaced.derivedGeneration {
                 "its payload changed since run \(runID)"
-            } else if let currentRun, currentRun != runID {
-                "run \(currentRun) derived it again; roll that run back first"
+            } else if let later = RollbackRules.laterChange(after: runID, newestLaterChange: state.replaced.keys.filter {
+                $0.runID > runID && $0.pipeline == key.pipeline && $0.processor == key.processor && $0.recordID == key.recordID
+            }.map(\.runID).max()) {
+                later
             } else if state.stamps[stampKey] == nil || currentRun == nil {
                 "its stamp was removed since run \(runID)"
             } else if pipeline.processor(named: key.processor) == nil {
@@ -76,8 +86,10 @@ extension MemoryStore: StoreAdministration {
 
     /// Clears a pipeline's derived state: stamps, failures and kept replaced values go, every derived
     /// column goes back to its declared default; payloads stay. Returns the number of records.
+    /// Refused while a run is in progress.
     public func reset(_ pipeline: Pipeline) async throws -> Int {
-        state.withLock { state in
+        try state.withLock { state in
+            try RollbackRules.requireNoRunInProgress(Self.runsInProgress(state), before: "reset pipeline \"\(pipeline.name)\"")
             state.revision += 1
             Self.prepare(pipeline, &state)
             state.stamps = state.stamps.filter { $0.key.pipeline != pipeline.name }
@@ -93,5 +105,17 @@ extension MemoryStore: StoreAdministration {
             }
             return state.tables[pipeline.table]?.records.count ?? 0
         }
+    }
+
+    /// The runs that a live lease derives now.
+    static func runsInProgress(_ state: MemoryState) -> [RollbackRules.RunInProgress] {
+        let now = Date()
+        return state.leases.values
+            .filter { $0.expiresAt > now }
+            .compactMap { lease in
+                guard let runID = lease.runID, state.runIndex(runID).map({ state.runs[$0].status == .running }) == true else { return nil }
+                return RollbackRules.RunInProgress(runID: runID, holder: lease.worker.description)
+            }
+            .sorted { $0.runID < $1.runID }
     }
 }

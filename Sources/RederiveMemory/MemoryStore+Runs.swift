@@ -53,6 +53,8 @@ extension MemoryStore {
             guard !others, let index = state.runIndex(runID) else { return }
             state.runs[index].status = status
             state.runs[index].endedAt = now
+            // The run's own values count now: the window holds exactly the newest runs that changed values.
+            Self.pruneReplaced(replacedValuesRunLimit, &state)
         }
     }
 
@@ -72,9 +74,16 @@ extension MemoryStore {
     static func insertRun(_ processors: [ProcessorVersion], now: Date, replacedValuesRunLimit: Int, _ state: inout MemoryState) -> Int64 {
         let id = (state.runs.last?.id ?? 0) + 1
         state.runs.append(MemoryRun(id: id, startedAt: now, status: .running, processors: processors))
-        let oldest = id - Int64(replacedValuesRunLimit)
-        state.replaced = state.replaced.filter { $0.key.runID > oldest }
+        pruneReplaced(replacedValuesRunLimit, &state)
         return id
+    }
+
+    /// Forgets what runs replaced, but for the newest `keep` runs that changed values (``RollbackRules``).
+    static func pruneReplaced(_ keep: Int, _ state: inout MemoryState) {
+        let forgotten = Set(RollbackRules.runsToForget(state.replaced.keys.map(\.runID), keep: keep))
+        if !forgotten.isEmpty {
+            state.replaced = state.replaced.filter { !forgotten.contains($0.key.runID) }
+        }
     }
 
     /// Records as interrupted every run still `running` that no unexpired lease derives: it ended

@@ -24,10 +24,10 @@ import Synchronization
 public final class MemoryStore: RecordStore {
     /// Everything the store holds.
     let state = Mutex(MemoryState())
-    /// How many of the newest runs keep the values they replaced, for rollback.
+    /// How many of the newest runs that changed values keep the values they replaced, for rollback.
     public let replacedValuesRunLimit: Int
 
-    /// An empty store. Only the newest `replacedValuesRunLimit` runs keep what they replaced.
+    /// An empty store. Only the newest `replacedValuesRunLimit` runs that changed values keep what they replaced.
     public init(replacedValuesRunLimit: Int = 20) {
         self.replacedValuesRunLimit = max(0, replacedValuesRunLimit)
     }

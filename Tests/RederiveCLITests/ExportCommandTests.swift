@@ -35,6 +35,26 @@ struct ExportCommandTests {
         }
     }
 
+    @Test func aKeyAsLongAsAFileNameAllowsIsExportedAsImportAcceptedIt() async throws {
+        try await CommandHarness.withHarness { harness in
+            // 250 characters and `.json`: the longest name a Linux file system allows, 255 bytes.
+            let folder = harness.directory.appendingPathComponent("in", isDirectory: true)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let long = String(repeating: "k", count: 249) + "1"
+            let names = [long, "short"].map { $0 + ".json" }
+            for name in names {
+                try Data(try RealExports.bytes(RealExports.names[0])).write(to: folder.appendingPathComponent(name))
+            }
+            #expect(try await harness.rederive("import", folder.path).status == 0)
+            let out = harness.directory.appendingPathComponent("out").path
+            let export = try await harness.rederive("export", out)
+            #expect(export.status == 0, "\(export.errors)")
+            #expect(export.output == "exported 2 records of room_scans to \(out)\n", "\(export.output)")
+            #expect(try Self.files(in: out) == names.sorted())
+            #expect(try FileManager.default.contentsOfDirectory(atPath: out).allSatisfy { !$0.hasPrefix(".") })
+        }
+    }
+
     @Test(arguments: TestStore.available)
     func exportRefusesExistingFilesWritingNothingUnlessForced(store: TestStore) async throws {
         try await store.withHarness { harness in

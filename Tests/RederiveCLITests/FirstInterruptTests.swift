@@ -65,6 +65,20 @@ struct FirstInterruptTests {
         }
     }
 
+    @Test func sigtermEndsARunWithStatus143AsAShellReportsIt() async throws {
+        try await withCorpus(hang: true) { directory, database in
+            let run = try RederiveProcess.start(
+                ["run", "--db", database, "--parallel", "2", "--progress", "none"], in: directory, program: Self.program
+            )
+            try await waitForGoodRecords(database, count: 30)
+            run.terminate()
+            let (ended, outcome) = try await end(run, within: Self.bound)
+            #expect(ended, "still running \(Self.bound) after SIGTERM")
+            #expect(!outcome.signaled && outcome.status == 143, "status \(outcome.status): \(outcome.errors.suffix(300))")
+            #expect(outcome.output.contains("30 derived"), "\(outcome.output)")
+        }
+    }
+
     @Test(arguments: [[], ["--isolate"]])
     func theLargestAcceptedParallelRunsASmallDatabaseToItsEnd(flags: [String]) async throws {
         let most = 8 * ProcessInfo.processInfo.activeProcessorCount

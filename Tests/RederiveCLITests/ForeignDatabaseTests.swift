@@ -36,7 +36,7 @@ struct ForeignDatabaseTests {
             #expect(outcome.status == 1)
             #expect(
                 outcome.errors
-                    == "rederive: \(path) is not a rederive database: it has no rederive tables (prepare it with rederive import, or rederive run)\n"
+                    == "rederive: \(path) is not a rederive database: it has no rederive tables (prepare it with rederive import, or rederive run --create)\n"
             )
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
             #expect(ReadOnlyFiles.journalMode(path) == "delete")
@@ -76,10 +76,46 @@ struct ForeignDatabaseTests {
         }
     }
 
-    @Test func runPreparesAnAppDatabaseAtOnceAndInWALMode() async throws {
+    /// `run` and `watch` on another program's database, given by mistake: nothing in it is rederive's
+    /// or the pipeline's, so they refuse it, naming the way to prepare it, and change nothing.
+    @Test(arguments: [["run", "--progress", "none"], ["watch"]])
+    func runAndWatchRefuseADatabaseWithNoneOfThePipelinesTablesByteForByte(arguments: [String]) async throws {
         try await CommandHarness.withHarness { harness in
             let path = try customers(in: harness)
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            let outcome = try await harness.rederive(arguments + ["--db", path])
+            #expect(outcome.status == 1)
+            #expect(
+                outcome.errors
+                    == "rederive: \(path) is not a rederive database: it has neither rederive's tables nor a table \"room_scans\"; nothing was changed (to prepare it for rederive, use rederive import or rederive generate, or run with --create)\n"
+            )
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+            #expect(ReadOnlyFiles.journalMode(path) == "delete")
+            #expect(try files(harness) == ["customers.sqlite"])
+        }
+    }
+
+    /// An app's database that has the pipeline's own table is what rederive is for: `run` prepares it
+    /// without being asked to.
+    @Test func runPreparesAnAppDatabaseThatHasThePipelinesTable() async throws {
+        try await CommandHarness.withHarness { harness in
+            let path = try customers(in: harness)
+            let queue = try DatabaseQueue(path: path)
+            try await queue.write { db in
+                try db.execute(sql: "CREATE TABLE room_scans (id INTEGER PRIMARY KEY, scan_id TEXT UNIQUE, payload BLOB)")
+            }
+            try queue.close()
             let run = try await harness.rederive("run", "--progress", "none", "--db", path)
+            #expect(run.status == 0, "\(run.errors)")
+            #expect(ReadOnlyFiles.journalMode(path) == "wal")
+            #expect(try await harness.rederive("status", "--db", path).status == 0)
+        }
+    }
+
+    @Test func runWithCreatePreparesAnAppDatabaseAtOnceAndInWALMode() async throws {
+        try await CommandHarness.withHarness { harness in
+            let path = try customers(in: harness)
+            let run = try await harness.rederive("run", "--create", "--progress", "none", "--db", path)
             #expect(run.status == 0, "\(run.errors)")
             #expect(ReadOnlyFiles.journalMode(path) == "wal")
             let status = try await harness.rederive("status", "--db", path)

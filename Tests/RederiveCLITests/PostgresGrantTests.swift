@@ -3,25 +3,25 @@ import Foundation
 import RederiveCLI
 import Testing
 
-/// The least-privilege roles of README.md, with the README's own statements: one that runs, one that
+/// The least-privilege roles of docs/postgresql.md, with its own statements: one that runs, one that
 /// only reads status, failures, history and reports.
-@Suite("README's PostgreSQL grants", .enabled(if: PostgresServer.testsRun, PostgresServer.skipReason), .timeLimit(.minutes(5)))
+@Suite("The documented PostgreSQL grants", .enabled(if: PostgresServer.testsRun, PostgresServer.skipReason), .timeLimit(.minutes(5)))
 struct PostgresGrantTests {
-    /// The `sql` blocks of README.md that grant to `role`.
+    /// The `sql` blocks of docs/postgresql.md that grant to `role`.
     static func readmeGrants(to role: String) throws -> [String] {
         let readme = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("README.md")
+            .appendingPathComponent("docs/postgresql.md")
         let text = try String(contentsOf: readme, encoding: .utf8)
         return text.components(separatedBy: "```sql\n").dropFirst()
             .compactMap { $0.components(separatedBy: "```").first }
             .filter { $0.contains("TO \(role);") }
     }
 
-    @Test func theReadmeGrantsAreEnoughToRunAndToReadStatus() async throws {
+    @Test func theDocumentedGrantsAreEnoughToRunAndToReadStatus() async throws {
         let runGrants = try Self.readmeGrants(to: "rederive_run")
         let statusGrants = try Self.readmeGrants(to: "rederive_status")
-        try #require(runGrants.count == 1 && statusGrants.count == 1, "README.md must show one GRANT block per role")
+        try #require(runGrants.count == 1 && statusGrants.count == 1, "docs/postgresql.md must show one GRANT block per role")
         let server = try PostgresServer.shared()
         try await TestStore.postgres.withHarness { harness in
             let database = try #require(harness.serverDatabaseName)

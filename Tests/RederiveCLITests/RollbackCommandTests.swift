@@ -85,4 +85,35 @@ struct RollbackCommandTests {
             #expect(try await Self.floorAreas(harness) == derived)
         }
     }
+
+    @Test(arguments: TestStore.available)
+    func aRollbackAfterTheDemoAndManyIdleRunsRestoresOrSaysWhyItCannot(store: TestStore) async throws {
+        try await store.withHarness { harness in
+            _ = try await harness.rederive("generate", "--count", "12", "--seed", "5")
+            #expect(try await harness.rederive("run", "--progress", "none").status == 0)  // run 1 derives everything
+            // As the demo does: one processor derives again, to the same values (run 2).
+            _ = try await harness.rederive("invalidate", "--processor", "floor_area")
+            let second = try await harness.rederive("run", "--progress", "none")
+            #expect(second.output.contains("0 derived, 12 unchanged"), "\(second.output)")
+            // Cron jobs with nothing to do, more of them than the window of kept values.
+            for _ in 0...RollbackRules.defaultKeptRuns {
+                #expect(try await harness.rederive("run", "--progress", "none").status == 0)
+            }
+
+            let idle = try await harness.rederive("rollback", "2")
+            #expect(idle.status == 0, "\(idle.errors)")
+            #expect(idle.output == "rolled back run 2: it changed no values, so there was nothing to put back\n", "\(idle.output)")
+            let rollback = try await harness.rederive("rollback", "1")
+            #expect(rollback.status == 0, "\(rollback.errors)")
+            #expect(rollback.output.hasPrefix("rolled back run 1: "), "\(rollback.output)")
+            #expect(rollback.output.contains(" restored, 0 skipped") && !rollback.output.contains(": 0 restored"), "\(rollback.output)")
+            #expect(try await Self.upToDate(harness, "floor_area") == 0)
+
+            let again = try await harness.rederive("rollback", "1")
+            #expect(again.status == ExitStatus.failure)
+            #expect(again.output.isEmpty, "\(again.output)")
+            #expect(again.errors.hasPrefix("rederive: nothing run 1 replaced is kept in "), "\(again.errors)")
+            #expect(again.errors.hasSuffix("it was rolled back already, or reset cleared it\n"), "\(again.errors)")
+        }
+    }
 }

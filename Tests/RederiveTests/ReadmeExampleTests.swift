@@ -63,9 +63,9 @@ struct ReadmeExampleTests {
 
 @Suite("README migration example")
 struct ReadmeMigrationExampleTests {
-    @Test func theReadmeShowsExactlyTheMigrationsThisTestRuns() throws {
+    @Test func thePipelinesPageShowsExactlyTheMigrationsThisTestRuns() throws {
         let root = ReadmeExampleTests.root
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: root.appendingPathComponent("docs/pipelines.md"), encoding: .utf8)
         let source = try String(contentsOf: root.appendingPathComponent("Tests/RederiveTests/ReadmeMigrationExample.swift"), encoding: .utf8)
         let lines = source.components(separatedBy: "\n")
         let begin = try #require(lines.firstIndex { $0.contains("README migration example begin") })

@@ -2,7 +2,7 @@ import GRDB
 import Rederive
 import RederiveSQLite
 
-/// The README's launch-time example as it is shown there, given the app's pool and progress reporter.
+/// The launch-time example as docs/pipelines.md shows it, given the app's pool and progress reporter.
 func launchAsTheReadmeShows(appDatabasePool: DatabasePool, launchProgress: some ProgressReporter) async throws -> LaunchReport {
 // README migration example begin
 let migrator = try SchemaMigrator([

@@ -50,6 +50,6 @@ public struct RederiveError: Error, Sendable, CustomStringConvertible {
     /// The message, followed by the underlying error's when there is one.
     public var description: String {
         guard let underlying else { return message }
-        return "\(message): \(underlying)"
+        return "\(message): \(UnderlyingReason.text(underlying))"
     }
 }

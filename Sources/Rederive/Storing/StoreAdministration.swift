@@ -4,12 +4,18 @@ public protocol StoreAdministration: Sendable {
     /// Puts back the values and stamps that run `runID` replaced, in one transaction.
     ///
     /// A record is skipped, and reported with the reason, when its payload changed since the run
-    /// derived it, when it was deleted, or when a later run derived it again (roll that run back first).
+    /// derived it, when it was deleted, or when a later run changed it again (roll that run back first).
     /// Restored stamps carry the versions they had, so a processor whose version has moved on since is
     /// stale again for those records. Processors that read a restored processor's values become stale
     /// for its records, unless restored as well.
     ///
-    /// - Throws: ``RederiveError`` with code ``RederiveError/Code/unknownName`` when no such run is recorded.
+    /// A record that a later run derived again to the same values is restored; one that a later run
+    /// changed again is skipped, naming the newest such run, to roll back first. What is kept, and
+    /// when a rollback is refused, is decided by ``RollbackRules``, which every store applies.
+    ///
+    /// - Throws: ``RederiveError`` with code ``RederiveError/Code/unknownName`` when no such run is
+    ///   recorded, and ``RederiveError/Code/invalidArgument`` when the run, or another, is in progress,
+    ///   or when the run changed values of which nothing is kept now.
     func rollback(run runID: Int64, pipelines: [Pipeline]) async throws -> RollbackReport
 
     /// Clears a pipeline's derived state, for development before an app ships: stamps, failures and
@@ -17,6 +23,7 @@ public protocol StoreAdministration: Sendable {
     /// transaction. Payloads and records are never touched; the next run derives everything again.
     ///
     /// - Returns: The number of records whose state was cleared.
+    /// - Throws: ``RederiveError`` with code ``RederiveError/Code/invalidArgument`` while a run is in progress.
     func reset(_ pipeline: Pipeline) async throws -> Int
 }
 

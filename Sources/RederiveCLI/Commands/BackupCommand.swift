@@ -27,6 +27,8 @@ struct BackupCommand: AsyncParsableCommand {
             let inside = (to as NSString).appendingPathComponent((file as NSString).lastPathComponent)
             throw RederiveError(.file, "\(to) is a directory; --to names the backup file, such as \(inside)")
         }
+        let signals = SignalCleanup(console: console, announcement: "backup interrupted; no backup was written")
+        defer { signals.stop() }
         let report = try await DatabaseBackup.create(of: file, to: to, replacing: force)
         console.line("backed up \(file) to \(report.path) (verified: \(BackupCommand.describe(report.tables)))")
     }

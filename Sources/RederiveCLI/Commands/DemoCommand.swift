@@ -18,7 +18,7 @@ struct DemoCommand: AsyncParsableCommand {
     var count: Int = 1_000
 
     func validate() throws {
-        try ValueBounds.records.check(count, "--count")
+        try ValueBounds.demoRecords.check(count, "--count")
     }
 
     func run() async throws {

@@ -14,6 +14,13 @@ public enum ExitStatus {
     public static let cancelled: Int32 = 5
     /// Bad arguments (ArgumentParser's usage error status).
     public static let usage: Int32 = 64
-    /// Interrupted by SIGINT or SIGTERM; what was committed stays, the next run resumes.
+    /// Interrupted by SIGINT; what was committed stays, the next run resumes.
     public static let interrupted: Int32 = 130
+    /// The reader of standard output closed the pipe: ended by SIGPIPE, as other tools are.
+    public static let closedPipe: Int32 = 141
+    /// Ended by SIGTERM; as ``interrupted``, what was committed stays.
+    public static let terminated: Int32 = 143
+
+    /// Every status the README's table lists, in its order.
+    public static let documented: [Int32] = [success, failure, someFailed, mismatch, cancelled, usage, interrupted, closedPipe, terminated]
 }

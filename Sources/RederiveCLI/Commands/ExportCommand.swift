@@ -107,7 +107,7 @@ struct ExportCommand: AsyncParsableCommand {
         let exported = "\(Format.count(outcome.exported)) \(outcome.exported == 1 ? "record" : "records")"
         if outcome.interrupted {
             console.errorLine("rederive: export interrupted after \(exported); each file written is whole")
-            throw ExitCode(ExitStatus.interrupted)
+            throw ExitCode(signals.exitStatus)
         }
         console.line(
             "exported \(exported) of \(pipeline.table) to \(directory)"

@@ -46,11 +46,16 @@ struct ImportCommand: AsyncParsableCommand {
         let console = database.environment.console
         let pipeline = try database.singlePipeline(for: "import")
         let files = try Self.importFiles(Self.jsonFiles(in: paths))
+        guard !files.isEmpty else {
+            // Nothing to import: said, and no database is created for it.
+            console.errorLine("rederive: no .json files in \(paths.joined(separator: ", ")): nothing to import")
+            return
+        }
         // Files are read inside the import's transaction; when it fails, a database it created is removed.
         let createdFile = database.sqliteFile.flatMap { FileManager.default.fileExists(atPath: $0) ? nil : $0 }
         do {
             try await importFiles(files, into: pipeline, console: console)
-        } catch let error where !(error is ExitCode) || (error as? ExitCode) == ExitCode(ExitStatus.interrupted) {
+        } catch let error where !(error is ExitCode) || [ExitStatus.interrupted, ExitStatus.terminated].contains((error as? ExitCode)?.rawValue ?? 0) {
             if let createdFile {
                 for suffix in ["", "-wal", "-shm"] {
                     try? FileManager.default.removeItem(atPath: createdFile + suffix)
@@ -64,17 +69,20 @@ struct ImportCommand: AsyncParsableCommand {
         let store = try await database.openPreparing(creating: true)
         var importer = FileImporter(files: files, parallelism: parallel, level: Int32(level))
         importer.listedSkips = verbose ? nil : importer.listedSkips
-        let task = Task { try await importer.run(into: store, pipeline: pipeline, console: console) }
-        let signals = SignalCancellation(
-            cancelling: task, console: console, announcement: "stopping; nothing of this import will be written"
-        )
+        let gate = ImportCommitGate()
+        let task = Task { try await importer.run(into: store, pipeline: pipeline, console: console, gate: gate) }
+        let signals = SignalCancellation(cancelling: task, console: console) {
+            gate.abandon()
+                ? "stopping; nothing of this import will be written"
+                : "every file is read and the import is being committed; it ends in a moment"
+        }
         defer { signals.stop() }
         let outcome: FileImporter.Outcome
         do {
             outcome = try await task.value
-        } catch where task.isCancelled {
+        } catch where task.isCancelled || gate.isAbandoned {
             console.errorLine("rederive: import interrupted; nothing was written")
-            throw ExitCode(ExitStatus.interrupted)
+            throw ExitCode(signals.exitStatus)
         }
         let counts = outcome.counts
         let skipped = outcome.skipped
@@ -104,7 +112,9 @@ struct ImportCommand: AsyncParsableCommand {
         }
     }
 
-    /// The `.json` files named, or found below the directories named, in a stable order.
+    /// The `.json` files named, or found below the directories named, in a stable order. A directory
+    /// that cannot be read, at any depth, is an error that names it, as an unreadable file is: an
+    /// import never leaves part of what it was given out without saying so.
     static func jsonFiles(in paths: [String]) throws -> [String] {
         var files: [String] = []
         let manager = FileManager.default
@@ -114,18 +124,42 @@ struct ImportCommand: AsyncParsableCommand {
                 throw RederiveError(.file, "no such file or directory: \(path)")
             }
             if isDirectory.boolValue {
-                guard let entries = manager.enumerator(atPath: path) else {
-                    throw RederiveError(.file, "cannot list directory \(path)")
-                }
-                let found = entries.compactMap { $0 as? String }
-                    .filter { $0.lowercased().hasSuffix(".json") }
-                    .sorted()
-                    .map { (path as NSString).appendingPathComponent($0) }
-                files += found
+                files += try jsonFiles(below: path).sorted().map { (path as NSString).appendingPathComponent($0) }
             } else {
                 files.append(path)
             }
         }
         return files
+    }
+
+    /// The `.json` files below `directory`, as paths relative to it; symbolic links to directories
+    /// are not followed.
+    private static func jsonFiles(below directory: String, relative: String = "") throws -> [String] {
+        let manager = FileManager.default
+        let here = relative.isEmpty ? directory : (directory as NSString).appendingPathComponent(relative)
+        let entries: [String]
+        do {
+            entries = try manager.contentsOfDirectory(atPath: here)
+        } catch {
+            throw RederiveError(.file, "cannot read directory \(here): \(unreadableReason(here)); nothing was imported")
+        }
+        var found: [String] = []
+        for entry in entries {
+            let path = relative.isEmpty ? entry : (relative as NSString).appendingPathComponent(entry)
+            let type = (try? manager.attributesOfItem(atPath: (directory as NSString).appendingPathComponent(path)))?[.type] as? FileAttributeType
+            if type == .typeDirectory {
+                found += try jsonFiles(below: directory, relative: path)
+            } else if entry.lowercased().hasSuffix(".json") {
+                found.append(path)
+            }
+        }
+        return found
+    }
+
+    /// Why the directory at `path` cannot be listed, as the system says it: `Permission denied`.
+    private static func unreadableReason(_ path: String) -> String {
+        guard let handle = opendir(path) else { return String(cString: strerror(errno)) }
+        closedir(handle)
+        return "it could not be listed"
     }
 }

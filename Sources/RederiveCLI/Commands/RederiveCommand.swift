@@ -137,7 +137,17 @@ public struct RederiveCommand: AsyncParsableCommand {
     /// Parses and runs one command line, and returns its exit status instead of exiting.
     ///
     /// Fatal errors are written to the environment's console as one line starting with `rederive:`.
+    /// Every store the command opened is closed before this returns, whatever the command's end.
     public static func execute(_ arguments: [String], in environment: CommandEnvironment) async -> Int32 {
+        let opened = OpenedStores()
+        let status = await OpenedStores.$current.withValue(opened) {
+            await parseAndRun(arguments, in: environment)
+        }
+        await opened.closeAll()
+        return status
+    }
+
+    private static func parseAndRun(_ arguments: [String], in environment: CommandEnvironment) async -> Int32 {
         await CommandEnvironment.$scoped.withValue(environment) {
             let console = environment.console
             let commands = subcommands.map { $0.configuration.commandName ?? "\($0)".lowercased() }
@@ -156,6 +166,12 @@ public struct RederiveCommand: AsyncParsableCommand {
             } catch let error as RederiveError {
                 console.errorLine("rederive: \(error)")
                 return ExitStatus.failure
+            } catch is CancellationError {
+                // Ended by a signal, whose handler said what happens to the work in flight.
+                return ReceivedSignal.exitStatus
+            } catch let error where SQLiteProblem(error) != nil {
+                console.errorLine("rederive: \(SQLiteProblem(error)?.description ?? "")")
+                return ExitStatus.failure
             } catch {
                 let code = exitCode(for: error)
                 let message = HelpExample.appending(
@@ -164,10 +180,18 @@ public struct RederiveCommand: AsyncParsableCommand {
                 if code == .success {
                     if !message.isEmpty { console.line(message) }
                 } else if !message.isEmpty {
-                    console.errorLine(message.hasPrefix("Error:") || message.hasPrefix("Usage:") ? message : "rederive: \(message)")
+                    console.errorLine(Self.prefixed(message))
                 }
                 return code.rawValue
             }
         }
+    }
+
+    /// An error from ArgumentParser with rederive's one prefix: its `Error: ` becomes `rederive: `; a
+    /// usage text stays as it is.
+    static func prefixed(_ message: String) -> String {
+        if message.hasPrefix("Usage:") { return message }
+        if message.hasPrefix("Error: ") { return "rederive: " + message.dropFirst("Error: ".count) }
+        return "rederive: \(message)"
     }
 }

@@ -23,6 +23,8 @@ struct RestoreCommand: AsyncParsableCommand {
         let console = database.environment.console
         // The store is not opened: its connections would make the restore refuse.
         let file = try database.requireSQLite(for: "restore", alternative: "restore PostgreSQL with pg_restore or psql from a pg_dump")
+        let signals = SignalCleanup(console: console, announcement: "restore interrupted; its temporary copy was removed")
+        defer { signals.stop() }
         let tables = try await DatabaseRestore.restore(backup, over: file)
         console.line("restored \(file) from \(backup) (\(BackupCommand.describe(tables)))")
     }

@@ -31,7 +31,10 @@ struct RunCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Derive at most this many records.")
     var limit: Int?
 
-    @Flag(help: "Create the database when no file is at --db (otherwise a missing file is an error).")
+    @Flag(help: ArgumentHelp(
+        "Create the database when no file is at --db, or prepare one that has neither rederive's tables nor the pipeline's.",
+        discussion: "Without it, a missing file is an error, and so is an existing database that is not rederive's (another program's, given by mistake): it is left as it was."
+    ))
     var create = false
 
     @Flag(help: "Also retry records whose last attempt at this version and payload failed.")
@@ -179,7 +182,7 @@ struct RunCommand: AsyncParsableCommand {
             console.line("\(Format.count(summary.counts.failed, "record")) failed; list \(summary.counts.failed == 1 ? "it" : "them") with `\(command.joined(separator: " "))`.")
         }
         if summary.status == .interrupted {
-            throw ExitCode(ExitStatus.interrupted)
+            throw ExitCode(signals.exitStatus)
         }
         if summary.status == .cancelled {
             throw ExitCode(ExitStatus.cancelled)

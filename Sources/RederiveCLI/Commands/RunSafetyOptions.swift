@@ -36,6 +36,8 @@ struct RunSafetyOptions: ParsableArguments {
             console.errorLine("no backup taken: every record of \(database.databaseName) is up to date, so the run has nothing to write")
             return
         }
+        let signals = SignalCleanup(console: console, announcement: "interrupted while backing up; no backup was written, and nothing was derived")
+        defer { signals.stop() }
         let report = try await BackupRotation(database: path, keep: keepBackups).backUp()
         console.errorLine("backed up to \(report.path)")
     }

@@ -62,8 +62,9 @@ struct ValueBound<Value: Comparable & Sendable>: Sendable {
 ///
 /// Counts that size what the process holds at once (threads, worker processes, memory) stop at what
 /// this machine can use; durations stop where a longer one would only keep a killed process's work
-/// waiting or overflow the clock; counts of records (`--limit`, `--sample`, `--count`) need only be
-/// positive, since the database bounds them and they are streamed, never held at once.
+/// waiting or overflow the clock; counts of records read (`--limit`, `--sample`) need only be
+/// positive, since the database bounds them and they are streamed, never held at once; counts of
+/// records written (`generate --count`, `demo --count`) stop where a typo would fill a disk.
 enum ValueBounds {
     /// Workers one core can keep busy: deriving is CPU work, but reading payloads and waiting on the
     /// database leave room for a few per core. `run --parallel 8` on a two-core machine stays accepted.
@@ -105,6 +106,17 @@ enum ValueBounds {
 
     /// A number of records, runs or entries: at least one; the database bounds the rest.
     static let records = ValueBound<Int>(least: 1)
+
+    /// Synthetic records `generate` writes: unlike the counts above, each one adds a payload to the
+    /// disk (about 57 KB of RoomPlan scan), so a typo could fill it.
+    static let generatedRecords = ValueBound<Int>(
+        least: 1, most: 1_000_000, reason: "the most synthetic records generate writes; import real exports for a larger corpus"
+    )
+
+    /// Synthetic records of `rederive demo`, which shows rederive on a corpus derived in seconds.
+    static let demoRecords = ValueBound<Int>(
+        least: 1, most: 100_000, reason: "the most records of a demo; use rederive generate for a larger corpus"
+    )
 
     /// Backups kept by `--keep-backups`: at least one; the disk bounds the rest.
     static let backups = ValueBound<Int>(least: 1)

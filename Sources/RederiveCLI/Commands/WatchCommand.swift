@@ -93,7 +93,11 @@ struct WatchCommand: AsyncParsableCommand {
         }
         // A watcher is a service: it logs its runs and outages at info unless asked otherwise.
         let logger = logging.serverLogger(label: "rederive.watch", console: console)
-        let store = try await database.openPreparing(creating: false, serverLogger: logging.serverLogger(label: "rederive.postgres", console: console))
+        let database = self.database
+        let serverLogger = logging.serverLogger(label: "rederive.postgres", console: console)
+        guard let store = try await Self.openWaiting(logger: logger, {
+            try await database.openPreparing(creating: false, serverLogger: serverLogger)
+        }) else { return }
         guard let watchable = store as? any WatchableStore else {
             throw RederiveError(.invalidArgument, "\(database.databaseName) cannot be watched: its store does not signal changes")
         }
@@ -121,6 +125,48 @@ struct WatchCommand: AsyncParsableCommand {
         // The drain, then ending the run and releasing the lease.
         group.maximumGracefulShutdownDuration = configuration.drainTimeout + .seconds(5)
         try await ServiceGroup(configuration: group).run()
+    }
+
+    /// Opens the database with `open`, waiting while another program holds its lock (a transient
+    /// error), as the watcher waits out an outage once it runs: the wait doubles up to 30 s, and is
+    /// logged once when it starts and once when it ends. SIGTERM or SIGINT while waiting end the
+    /// command with status 0, as they end a watcher; nil then.
+    private static func openWaiting(
+        logger: Logger, _ open: @escaping @Sendable () async throws -> any CommandStore
+    ) async throws -> (any CommandStore)? {
+        do {
+            return try await open()
+        } catch let error as RederiveError where error.isTransient {
+            logger.warning("waiting for the database: \(error)")
+        }
+        let since = ContinuousClock.now
+        return try await withThrowingTaskGroup(of: (any CommandStore)?.self) { group in
+            group.addTask {
+                var delay = 1.0
+                while true {
+                    try await Task.sleep(for: .milliseconds(Int64(delay * 1000 * Double.random(in: 0.8...1.2))))
+                    do {
+                        let store = try await open()
+                        let seconds = since.duration(to: .now).secondsValue
+                        logger.info("the database is free again; watching", metadata: ["waitedSeconds": "\((seconds * 10).rounded() / 10)"])
+                        return store
+                    } catch let error as RederiveError where error.isTransient {
+                        delay = min(delay * 2, 30)
+                    }
+                }
+            }
+            group.addTask {
+                // The signals the watcher stops on, trapped the way its service group traps them.
+                for await _ in await UnixSignalsSequence(trapping: .sigterm, .sigint) {
+                    logger.info("stopped while waiting for the database; nothing was derived")
+                    return nil
+                }
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
     }
 
     /// The HTTP endpoint of `--metrics-address`, serving `health` and the process's metrics; it logs

@@ -26,6 +26,12 @@ struct DatabaseOptions: ParsableArguments {
             environment.console.errorLine("rederive: \(warning)")
         }
         try ValueBounds.busyTimeout.check(busyTimeout, "--busy-timeout")
+        if path?.isEmpty == true {
+            throw ValidationError("--db is empty; name a SQLite database file or a PostgreSQL URL")
+        }
+        if path == nil, environment.variables["REDERIVE_DB"]?.isEmpty == true {
+            throw ValidationError("$REDERIVE_DB is set but empty; set it to a SQLite database file or a PostgreSQL URL, or unset it to use ./rederive.sqlite")
+        }
         do {
             _ = try address
         } catch let error as RederiveError {
@@ -91,7 +97,9 @@ struct DatabaseOptions: ParsableArguments {
             location: databasePath, mode: mode, pipelines: pipelines, busyTimeout: busyTimeout,
             variables: environment.variables, logger: serverLogger, warn: { console.errorLine("rederive: \($0)") }
         )
-        return try await address.opener.open(request)
+        let store = try await address.opener.open(request)
+        OpenedStores.current?.add(store)
+        return store
     }
 
     /// Opens a database that rederive prepared, for a command that only reads: nothing in it changes,

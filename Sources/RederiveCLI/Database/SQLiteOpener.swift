@@ -44,8 +44,11 @@ public struct SQLiteOpener: StoreOpener {
                 path: path, pipelines: request.pipelines, creating: false, requiringPrepared: true, busyTimeout: request.busyTimeout
             )
         case .preparing(let creating):
+            // Only a command that may create the database (`import`, `generate`, `demo`, `run --create`)
+            // prepares one that holds neither rederive's tables nor a pipeline's table.
             return try SQLiteStore.openForWriting(
-                path: path, pipelines: request.pipelines, creating: creating, requiringPrepared: false, busyTimeout: request.busyTimeout
+                path: path, pipelines: request.pipelines, creating: creating, requiringPrepared: false,
+                preparingForeign: creating, busyTimeout: request.busyTimeout
             )
         }
     }

@@ -22,7 +22,8 @@ public struct StoreRequest: Sendable {
         /// For a command that writes records or runs: rederive's bookkeeping and
         /// ``StoreRequest/pipelines`` are prepared, all at once where the store can, so that a
         /// preparation that fails leaves the database as it was. With `creating`, a missing database is
-        /// created (`import`, `generate`, `demo`, `run --create`).
+        /// created, and one with neither rederive's tables nor a pipeline's table is prepared (`import`,
+        /// `generate`, `demo`, `run --create`); without it, such a database is refused, unchanged.
         case preparing(creating: Bool)
     }
 

@@ -36,7 +36,11 @@ package struct FileImporter: Sendable {
         package var skipped: Int
     }
 
-    package func run(into store: any CommandStore, pipeline: Pipeline, console: Console) async throws -> Outcome {
+    /// Imports the files into `store` in one transaction. `gate` decides whether a cancel comes in
+    /// time to abandon it: the last file handed over begins the commit, unless the gate was abandoned.
+    package func run(
+        into store: any CommandStore, pipeline: Pipeline, console: Console, gate: ImportCommitGate = ImportCommitGate()
+    ) async throws -> Outcome {
         let files = files
         let library = library
         let level = level
@@ -72,6 +76,7 @@ package struct FileImporter: Sendable {
                         throw error
                     }
                 }
+                try gate.beginCommit()
                 return nil
             }
         } onCancel: {

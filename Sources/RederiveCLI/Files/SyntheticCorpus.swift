@@ -46,6 +46,15 @@ struct SyntheticCorpus {
         }
     }
 
+    /// About how many bytes `count` records add to a database: the mean stored size of a sample of
+    /// them, made as they will be, times `count`, and a tenth more for the database's own pages.
+    func estimatedBytes(count: Int) -> Int {
+        let sample = (0..<min(count, 16)).map { record($0 * max(1, count / 16)).payload.count }
+        guard !sample.isEmpty else { return 0 }
+        let mean = Double(sample.reduce(0, +)) / Double(sample.count)
+        return Int(mean * Double(count) * 1.1)
+    }
+
     /// Makes `count` records on all cores, on the engine's pool of threads, and writes them in
     /// transactions of a few hundred.
     func write(count: Int, to store: any CommandStore, progress: (Int) -> Void = { _ in }) async throws -> Outcome {

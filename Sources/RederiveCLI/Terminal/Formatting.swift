@@ -24,6 +24,18 @@ enum Format {
         value == 1 ? singular : plural ?? singular + "s"
     }
 
+    /// `812 KB`, `57.3 GB`: a size in decimal units, as disks are sold and `df -H` prints them.
+    static func bytes(_ value: Int) -> String {
+        let units = ["bytes", "KB", "MB", "GB", "TB", "PB"]
+        var size = Double(max(0, value))
+        var unit = 0
+        while size >= 1000, unit < units.count - 1 {
+            size /= 1000
+            unit += 1
+        }
+        return unit == 0 ? "\(Int(size)) bytes" : String(format: size < 10 ? "%.1f %@" : "%.0f %@", size, units[unit])
+    }
+
     static func rate(_ perSecond: Double) -> String {
         perSecond >= 100 ? count(Int(perSecond.rounded())) : String(format: "%.1f", perSecond)
     }

@@ -39,7 +39,7 @@ import Rederive
 ///   generation it derived from and, per processor whose values changed, the values and the stamp
 ///   entry they replaced (`{"name": {"values": [...], "stamp": {...}}}`, `values` null when the record
 ///   had no row of derived values, `stamp` null or absent when the processor had none). Only the newest
-///   ``PostgresStore/replacedValuesRunLimit`` runs keep theirs.
+///   ``PostgresStore/replacedValuesRunLimit`` runs that changed values keep theirs.
 /// - `rederive_schema_migrations`: the app's own schema migrations once applied.
 /// - `rederive_pauses` (version 7): the pauses in force, by pipeline and processor (the empty string
 ///   for the whole pipeline); `rederive_runs.cancel_requested_at`, set by `rederive cancel`; and

@@ -9,12 +9,13 @@ extension PostgresStore: StoreAdministration {
     /// Puts back what a run replaced, in one transaction, as `StoreAdministration/rollback(run:pipelines:)` describes.
     public func rollback(run runID: Int64, pipelines: [Pipeline]) async throws -> RollbackReport {
         let logger = self.logger
+        let keep = replacedValuesRunLimit
+        let location = self.location
         return try await transaction("roll back run \(runID) in") { connection in
-            var known = SQLStatement()
-            known.sql = "SELECT count(*) FROM rederive_runs WHERE id = \(known.bind(runID))"
-            guard try await connection.count(known, logger: logger) > 0 else {
+            guard let candidate = try await Self.rollbackCandidate(runID, connection, logger) else {
                 throw RederiveError(.unknownName, "no run \(runID) in \(location)")
             }
+            try RollbackRules.requireRollbackable(candidate, in: "\(location)", keep: keep)
             var report = RollbackReport()
             for pipeline in pipelines {
                 let rollback = PostgresRollback(runID: runID, tables: PostgresPipelineTables(pipeline), statements: statements)
@@ -30,6 +31,9 @@ extension PostgresStore: StoreAdministration {
         let tables = PostgresPipelineTables(pipeline)
         let logger = self.logger
         return try await transaction("reset \(pipeline.table) in") { connection in
+            try RollbackRules.requireNoRunInProgress(
+                try await Self.runsInProgress(connection, logger), before: "reset pipeline \"\(pipeline.name)\""
+            )
             for table in ["rederive_stamps", "rederive_failures", "rederive_replaced", "rederive_projections"] {
                 var delete = SQLStatement()
                 delete.sql = "DELETE FROM \(table) WHERE pipeline = \(delete.bind(pipeline.name))"
@@ -38,6 +42,44 @@ extension PostgresStore: StoreAdministration {
             let defaults = pipeline.outputColumns.map { "\(PostgresSQL.identifier($0.name)) = \(PostgresSQL.literal($0.defaultValue))" }
             try await connection.query(PostgresQuery(unsafeSQL: "UPDATE \(tables.destination) SET \(defaults.joined(separator: ", "))"), logger: logger)
             return try await Self.recordCount(pipeline, connection, logger)
+        }
+    }
+}
+
+extension PostgresStore {
+    /// What ``RollbackRules`` needs to know of run `runID`, the run's row locked; nil when there is no such run.
+    static func rollbackCandidate(_ runID: Int64, _ connection: PostgresConnection, _ logger: Logger) async throws -> RollbackRules.Candidate? {
+        var statement = SQLStatement()
+        let run = statement.bind(runID)
+        statement.sql = """
+            SELECT r.status,
+                r.derived + coalesce((SELECT sum(derived) FROM rederive_run_shares WHERE run_id = r.id), 0)::bigint,
+                (SELECT count(*) FROM rederive_replaced WHERE run_id = r.id),
+                (SELECT count(DISTINCT run_id) FROM rederive_replaced WHERE run_id > r.id)
+            FROM rederive_runs r WHERE r.id = \(run) FOR UPDATE
+            """
+        let rows = try await connection.run(statement, logger: logger).collect { row in
+            try row.decode((String, Int64, Int64, Int64).self)
+        }
+        guard let (status, derived, kept, later) = rows.first else { return nil }
+        return RollbackRules.Candidate(
+            runID: runID, status: RunStatus(rawValue: status) ?? .failed, changedRecords: Int(derived),
+            keptEntries: Int(kept), laterRunsKeepingValues: Int(later), inProgress: try await runsInProgress(connection, logger)
+        )
+    }
+
+    /// The runs that a worker's live lease derives now, with one of their workers.
+    static func runsInProgress(_ connection: PostgresConnection, _ logger: Logger) async throws -> [RollbackRules.RunInProgress] {
+        var statement = SQLStatement()
+        statement.sql = """
+            SELECT DISTINCT ON (r.id) r.id, l.holder FROM rederive_runs r
+            JOIN rederive_leases l ON l.run_id = r.id AND l.expires_at > clock_timestamp()
+            WHERE r.status = \(statement.bind(RunStatus.running.rawValue))
+            ORDER BY r.id, l.holder
+            """
+        return try await connection.run(statement, logger: logger).collect { row in
+            let (id, holder) = try row.decode((Int64, String).self)
+            return RollbackRules.RunInProgress(runID: id, holder: holder)
         }
     }
 }
@@ -63,6 +105,7 @@ struct PostgresRollback {
 
     func restore(_ connection: PostgresConnection, _ logger: Logger, into report: inout RollbackReport) async throws {
         let kept = try await read(connection, logger)
+        let laterChanges = try await laterChanges(connection, logger)
         var values: [String: [(Int64, [DerivedValue])]] = [:]
         var stamps: [(id: Int64, removed: [String], restored: String)] = []
         var restoredNames: [(id: Int64, names: [String])] = []
@@ -73,7 +116,7 @@ struct PostgresRollback {
             var names: [String] = []
             for name in record.processors.keys.sorted() {
                 let entry = RollbackReport.Entry(pipeline: pipeline.name, recordID: record.recordID, key: record.key, processor: name, reason: nil)
-                if let reason = skipReason(record, name) {
+                if let reason = skipReason(record, name, laterChange: laterChanges["\(record.recordID) \(name)"]) {
                     report.skipped.append(RollbackReport.Entry(
                         pipeline: entry.pipeline, recordID: entry.recordID, key: entry.key, processor: name, reason: reason
                     ))
@@ -112,13 +155,29 @@ struct PostgresRollback {
     }
 
     /// Why a processor's kept values cannot be put back; nil when they can.
-    private func skipReason(_ record: Kept, _ name: String) -> String? {
+    /// `laterChange` is the newest later run that changed the processor's values of the record, if any.
+    private func skipReason(_ record: Kept, _ name: String, laterChange: Int64?) -> String? {
         guard let current = record.currentGeneration else { return "the record was deleted" }
         if current != record.derivedGeneration { return "its payload changed since run \(runID)" }
-        guard let stamp = record.stamps[name] else { return "its stamp was removed since run \(runID)" }
-        if stamp.run != runID { return "run \(stamp.run) derived it again; roll that run back first" }
+        if let later = RollbackRules.laterChange(after: runID, newestLaterChange: laterChange) { return later }
+        if record.stamps[name] == nil { return "its stamp was removed since run \(runID)" }
         if pipeline.processor(named: name) == nil { return "the pipeline no longer has processor \"\(name)\"" }
         return nil
+    }
+
+    /// Per `"record processor"`, the newest run after this one that changed the processor's values
+    /// of the record again, and keeps what it replaced.
+    private func laterChanges(_ connection: PostgresConnection, _ logger: Logger) async throws -> [String: Int64] {
+        var statement = SQLStatement()
+        statement.sql = """
+            SELECT l.record_id, p.name, max(l.run_id) FROM rederive_replaced l, jsonb_object_keys(l.processors) AS p(name)
+            WHERE l.run_id > \(statement.bind(runID)) AND l.pipeline = \(statement.bind(pipeline.name))
+            GROUP BY l.record_id, p.name
+            """
+        let rows = try await connection.run(statement, logger: logger).collect { row in
+            try row.decode((Int64, String, Int64).self)
+        }
+        return Dictionary(rows.map { ("\($0.0) \($0.1)", $0.2) }, uniquingKeysWith: max)
     }
 
     /// The run's kept rows with each record's generation and stamps now, the records' rows locked

@@ -71,6 +71,8 @@ extension PostgresStore {
                 """
             guard try await connection.count(others, logger: logger) == 0 else { return }
             try await endRun(runID, status: status, connection)
+            // The run's own values count now: the window holds exactly the newest runs that changed values.
+            try await pruneReplaced(connection)
         }
     }
 
@@ -98,10 +100,29 @@ extension PostgresStore {
                 \(pending.map { start.bind($0.json, as: "jsonb") } ?? start.bindNull(as: "jsonb"))) RETURNING id
             """
         let runID = try await connection.run(start, logger: logger).collect { try $0.decode(Int64.self) }.first ?? 0
-        var prune = SQLStatement()
-        prune.sql = "DELETE FROM rederive_replaced WHERE run_id <= \(prune.bind(runID - Int64(replacedValuesRunLimit)))"
-        try await connection.run(prune, logger: logger)
+        try await pruneReplaced(connection)
         return runID
+    }
+
+    /// Forgets what runs replaced, but for the newest ``replacedValuesRunLimit`` runs that changed
+    /// values (``RollbackRules``): runs that changed nothing use up none of the window.
+    private func pruneReplaced(_ connection: PostgresConnection) async throws {
+        // The newest runs that keep rows, a few index probes rather than a scan of the kept rows.
+        var newest = SQLStatement()
+        newest.sql = """
+            WITH RECURSIVE kept(run_id, n) AS (
+                (SELECT run_id, 1 FROM rederive_replaced ORDER BY run_id DESC LIMIT 1)
+                UNION ALL
+                SELECT (SELECT max(l.run_id) FROM rederive_replaced l WHERE l.run_id < kept.run_id), kept.n + 1
+                FROM kept WHERE kept.run_id IS NOT NULL AND kept.n <= \(newest.bind(Int64(replacedValuesRunLimit)))
+            )
+            SELECT run_id FROM kept WHERE run_id IS NOT NULL
+            """
+        let runs = try await connection.run(newest, logger: logger).collect { try $0.decode(Int64.self) }
+        guard let newestForgotten = RollbackRules.runsToForget(runs, keep: replacedValuesRunLimit).max() else { return }
+        var prune = SQLStatement()
+        prune.sql = "DELETE FROM rederive_replaced WHERE run_id <= \(prune.bind(newestForgotten))"
+        try await connection.run(prune, logger: logger)
     }
 
     private func endRun(_ runID: Int64, status: RunStatus, _ connection: PostgresConnection) async throws {

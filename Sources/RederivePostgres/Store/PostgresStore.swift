@@ -43,8 +43,8 @@ public final class PostgresStore: Sendable {
     let walPositions = Mutex<[(at: ContinuousClock.Instant, position: Int64)]>([])
     /// What each pipeline's payload column holds, by table name.
     let payloadColumns = Mutex<[String: PayloadColumn]>([:])
-    /// How many of the newest runs keep what they replaced, for rollback; older runs' are dropped when
-    /// a run starts.
+    /// How many of the newest runs that changed values keep what they replaced, for rollback; older
+    /// runs' are dropped when a run starts (``RollbackRules``).
     public let replacedValuesRunLimit: Int
 
     /// Connects to `url` and creates rederive's bookkeeping tables when they are missing.

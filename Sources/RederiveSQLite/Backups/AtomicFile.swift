@@ -4,11 +4,20 @@ import Rederive
 /// Putting a finished file in place so that readers see either the old file or the whole new one.
 package enum AtomicFile {
     /// A fresh path in the same directory as `path`, so that a rename onto `path` stays on one file system.
+    /// Its name starts with as much of `path`'s name as fits the file system's 255 bytes beside the
+    /// random part, so that any name that fits has a temporary name that fits too.
     package static func temporaryPath(beside path: String) -> String {
         let url = URL(fileURLWithPath: path)
-        return url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).partial").path
+        let suffix = ".\(UUID().uuidString).partial"
+        var name = url.lastPathComponent
+        while name.utf8.count > nameLimit - 1 - suffix.utf8.count {
+            name.removeLast()
+        }
+        return url.deletingLastPathComponent().appendingPathComponent("." + name + suffix).path
     }
+
+    /// The most bytes a file name may have on Linux and macOS file systems.
+    static let nameLimit = 255
 
     /// Syncs `temporary`, renames it onto `destination` and syncs the directory, so that after a crash
     /// `destination` is either what it was or the complete new file. Callers that put many files into

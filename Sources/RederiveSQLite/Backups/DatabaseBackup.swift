@@ -42,8 +42,8 @@ public enum DatabaseBackup {
         if files.fileExists(atPath: destination), !replacing {
             throw RederiveError(.file, "\(destination) exists; pass --force to replace it")
         }
-        let temporary = AtomicFile.temporaryPath(beside: destination)
-        defer { AtomicFile.removeDatabaseFiles(at: temporary) }
+        let temporary = PartialFiles.track(beside: destination)
+        defer { PartialFiles.remove(temporary) }
 
         let expected: [String: Int]
         do {
@@ -66,7 +66,7 @@ public enum DatabaseBackup {
         } catch let error as RederiveError {
             throw error
         } catch {
-            throw RederiveError(.database, "cannot back up \(source) to \(destination)", underlying: error)
+            throw SQLiteProblem.error("back up \(source) to", destination, error)
         }
         let found = try verify(temporary, naming: destination)
         guard found == expected else {
@@ -95,8 +95,10 @@ public enum DatabaseBackup {
             }
         } catch let error as RederiveError {
             throw error
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+            throw RederiveError(.database, "\(name) is not a SQLite database")
         } catch {
-            throw RederiveError(.database, "\(name) is not a readable SQLite database", underlying: error)
+            throw SQLiteProblem.error("read", name, error)
         }
     }
 

@@ -29,8 +29,8 @@ public enum DatabaseRestore {
         guard FileManager.default.fileExists(atPath: backup) else {
             throw RederiveError(.file, "no backup at \(backup)")
         }
-        let staged = AtomicFile.temporaryPath(beside: database)
-        defer { AtomicFile.removeDatabaseFiles(at: staged) }
+        let staged = PartialFiles.track(beside: database)
+        defer { PartialFiles.remove(staged) }
         do {
             try FileManager.default.copyItem(atPath: backup, toPath: staged)
         } catch {
@@ -60,7 +60,7 @@ public enum DatabaseRestore {
         do {
             queue = try DatabaseQueue(path: database, configuration: configuration)
         } catch {
-            throw RederiveError(.database, "cannot open \(database)", underlying: error)
+            throw SQLiteProblem.error("open", database, error)
         }
         defer { try? queue.close() }
         try queue.inDatabase { db in

@@ -101,7 +101,7 @@ extension SQLiteStore: SchemaMigrationApplier {
         } catch {
             let applied = committed.ids.withLock { $0 }
             let failed = pending.first { !applied.contains($0.id) }?.id ?? "?"
-            throw RederiveError(.database, "schema migration \"\(failed)\" failed and was rolled back in \(path)", underlying: error)
+            throw RederiveError(.database, "schema migration \"\(failed)\" failed and was rolled back in \(path)", underlying: SQLiteProblem.told(error))
         }
     }
 
@@ -126,7 +126,7 @@ extension SQLiteStore: SchemaMigrationApplier {
                             try Self.apply(migration, db)
                             if foreignKeys { try db.checkForeignKeys() }
                         } catch {
-                            throw RederiveError(.database, "schema migration \"\(migration.id)\" would fail in \(path)", underlying: error)
+                            throw RederiveError(.database, "schema migration \"\(migration.id)\" would fail in \(path)", underlying: SQLiteProblem.told(error))
                         }
                         done.append(migration.id)
                     }

@@ -89,22 +89,16 @@ enum ReadOnlyDatabase {
     /// One line for a person about a database that cannot be opened or read, without SQLite's internals.
     static func openingError(_ path: String, _ error: any Error) -> RederiveError {
         guard let database = error as? DatabaseError else {
-            return RederiveError(.database, "cannot read database \(path)", underlying: error)
+            return SQLiteProblem.error("read database", path, error)
         }
         switch database.resultCode {
-        case .SQLITE_NOTADB:
-            return RederiveError(.database, "\(path) is not a SQLite database")
-        case .SQLITE_CORRUPT:
-            return RederiveError(.database, "\(path) is damaged (SQLite reports it corrupt); restore it from a backup")
         case .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_AUTH:
             return RederiveError(
                 .database,
                 "cannot read database \(path): its -wal or -shm file cannot be read or created here; open it where they can be, or ask its owner to checkpoint it"
             )
-        case .SQLITE_BUSY, .SQLITE_LOCKED:
-            return RederiveError(.database, "cannot read database \(path): another connection holds it locked; try again")
         default:
-            return RederiveError(.database, "cannot read database \(path): \(database.message ?? "SQLite error \(database.resultCode.rawValue)")")
+            return SQLiteProblem.error("read database", path, database)
         }
     }
 }

@@ -52,6 +52,9 @@ extension SQLiteStore {
     ///   - creating: Whether a missing file is created; without it, a missing file is an error.
     ///   - requiringPrepared: Whether a database rederive never prepared is refused rather than prepared,
     ///     for commands that change what rederive keeps there.
+    ///   - preparingForeign: Whether a database with neither rederive's tables nor the table of any of
+    ///     `pipelines` (an app's own database, given by mistake) is prepared; without it, it is refused
+    ///     and left as it was, byte for byte.
     ///   - busyTimeout: How long a statement waits for another connection's write lock.
     ///   - replacedValuesRunLimit: How many recent runs keep the values they replaced, for rollback.
     public static func openForWriting(
@@ -59,6 +62,7 @@ extension SQLiteStore {
         pipelines: [Pipeline],
         creating: Bool = false,
         requiringPrepared: Bool = false,
+        preparingForeign: Bool = true,
         busyTimeout: TimeInterval = defaultBusyTimeout,
         replacedValuesRunLimit: Int = 20
     ) throws -> SQLiteStore {
@@ -79,6 +83,10 @@ extension SQLiteStore {
                 let state = try BookkeepingSchema.state(db)
                 if requiringPrepared, state == .absent {
                     throw notPrepared(path)
+                }
+                if !preparingForeign, state == .absent, let first = pipelines.first,
+                   try !pipelines.contains(where: { try hasTableOrView($0.table, db) }) {
+                    throw foreign(path, table: first.table)
                 }
                 // Looked at first, writing nothing: a table that lacks a column a pipeline reads is
                 // reported here, and a prepared database takes no write lock from a run waiting its turn.
@@ -101,12 +109,10 @@ extension SQLiteStore {
                     try db.execute(sql: "PRAGMA journal_mode = WAL")
                 }
             }
-        } catch let error as RederiveError {
-            throw error
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
             throw RederiveError(.database, "\(path) is not a SQLite database")
         } catch {
-            throw RederiveError(.database, "cannot prepare database \(path)", underlying: error)
+            throw SQLiteProblem.error("prepare database", path, error)
         }
         return try SQLiteStore(path: path, busyTimeout: busyTimeout, replacedValuesRunLimit: replacedValuesRunLimit)
     }
@@ -150,19 +156,47 @@ extension SQLiteStore {
         }
     }
 
-    /// Throws, in one line, when `path` names a directory.
+    /// Throws, in one line, when `path` names a directory, or anything else that is not a regular
+    /// file (a device such as `/dev/null`, a FIFO, a socket), which SQLite cannot keep a database in.
     static func requireNoDirectory(at path: String) throws {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw RederiveError(.file, "\(path) is a directory, not a database file; name the database file inside it")
         }
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+            let kind = switch status.st_mode & S_IFMT {
+            case S_IFCHR, S_IFBLK: "a device"
+            case S_IFIFO: "a named pipe (FIFO)"
+            case S_IFSOCK: "a socket"
+            default: "not a regular file"
+            }
+            throw RederiveError(.file, "\(path) is \(kind), not a database file; name a SQLite database file")
+        }
+    }
+
+    /// Whether `name` is a table or a view of the main schema.
+    private static func hasTableOrView(_ name: String, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(
+            db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE)",
+            arguments: [name]
+        ) ?? false
     }
 
     /// What a command that needs rederive's tables says of a database without them.
     static func notPrepared(_ path: String) -> RederiveError {
         RederiveError(
             .schemaMismatch,
-            "\(path) is not a rederive database: it has no rederive tables (prepare it with rederive import, or rederive run)"
+            "\(path) is not a rederive database: it has no rederive tables (prepare it with rederive import, or rederive run --create)"
+        )
+    }
+
+    /// What a command that would prepare a database says of one with none of rederive's tables and
+    /// none of its pipelines' tables: most likely another program's database, given by mistake.
+    static func foreign(_ path: String, table: String) -> RederiveError {
+        RederiveError(
+            .schemaMismatch,
+            "\(path) is not a rederive database: it has neither rederive's tables nor a table \"\(table)\"; nothing was changed (to prepare it for rederive, use rederive import or rederive generate, or run with --create)"
         )
     }
 }

@@ -10,6 +10,7 @@ typealias PipelineSchema = RederiveSQL.PipelineSchema<SQL>
 extension RederiveSQL.PipelineSchema where Dialect == SQL {
     /// What is missing, found without writing anything.
     func changes(_ db: Database) throws -> Changes {
+        try RecordIDShape.require(pipeline, db)
         var changes = try changes(
             table: Self.columns(of: pipeline.table, db),
             companion: try tables.companionTable.flatMap { try Self.columns(of: $0, db) }

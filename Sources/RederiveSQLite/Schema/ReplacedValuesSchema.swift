@@ -1,4 +1,5 @@
 import GRDB
+import Rederive
 
 /// Bookkeeping migration `rederive.v2`: the values and stamps each run replaced, for rollback.
 ///
@@ -7,7 +8,7 @@ import GRDB
 /// - `rederive_replaced_values`: the replaced value of each of that processor's columns; a record that had
 ///   no derived values yet keeps the columns' defaults here.
 ///
-/// Rows of runs older than the newest ``SQLiteStore/replacedValuesRunLimit`` runs are pruned when a run starts.
+/// When a run starts, only the newest ``SQLiteStore/replacedValuesRunLimit`` runs that changed values keep their rows.
 enum ReplacedValuesSchema {
     static func create(_ db: Database) throws {
         try db.execute(sql: """
@@ -38,10 +39,20 @@ enum ReplacedValuesSchema {
             """)
     }
 
-    /// Forgets what runs older than the newest `keep` runs replaced.
-    static func prune(_ db: Database, newestRun: Int64, keep: Int) throws {
-        let oldest = newestRun - Int64(keep)
-        try db.execute(sql: "DELETE FROM rederive_replaced_stamps WHERE run_id <= ?", arguments: [oldest])
-        try db.execute(sql: "DELETE FROM rederive_replaced_values WHERE run_id <= ?", arguments: [oldest])
+    /// Forgets what runs replaced, but for the newest `keep` runs that changed values
+    /// (``RollbackRules``): runs that changed nothing use up none of the window.
+    static func prune(_ db: Database, keep: Int) throws {
+        // The newest keep + 1 runs that keep rows, each found on the primary key, without a scan.
+        var runs: [Int64] = []
+        var below = Int64.max
+        while runs.count <= keep, let run = try Int64.fetchOne(
+            db, sql: "SELECT max(run_id) FROM rederive_replaced_stamps WHERE run_id < ?", arguments: [below]
+        ) {
+            runs.append(run)
+            below = run
+        }
+        guard let newestForgotten = RollbackRules.runsToForget(runs, keep: keep).max() else { return }
+        try db.execute(sql: "DELETE FROM rederive_replaced_stamps WHERE run_id <= ?", arguments: [newestForgotten])
+        try db.execute(sql: "DELETE FROM rederive_replaced_values WHERE run_id <= ?", arguments: [newestForgotten])
     }
 }

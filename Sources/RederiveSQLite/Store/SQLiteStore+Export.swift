@@ -37,7 +37,7 @@ extension SQLiteStore: PayloadExporting {
                     throw RederiveError(.invalidArgument, "the condition \"\(condition ?? "")\" would change \(table); it may only read")
                 }
                 return try Row.fetchAll(statement, arguments: [cursor ?? Int64.min, limit]).map { row in
-                    StoredPayload(recordID: row[0], key: Self.keyText(row[1]), payload: Self.payloadBytes(row[2]))
+                    StoredPayload(recordID: row[0], key: RecordKey.text(row, at: 1), payload: Self.payloadBytes(row[2]))
                 }
             } catch let error as DatabaseError where condition != nil && error.resultCode != .SQLITE_BUSY {
                 throw RederiveError(
@@ -45,16 +45,6 @@ extension SQLiteStore: PayloadExporting {
                     "cannot select records of \(table) where \"\(condition ?? "")\": \(error.message ?? "\(error.resultCode)")"
                 )
             }
-        }
-    }
-
-    /// A key as text: numbers as they are written; nil for NULL and for bytes that are not UTF-8.
-    private static func keyText(_ value: DatabaseValue) -> String? {
-        switch value.storage {
-        case .null: nil
-        case .string(let text): text
-        case .int64, .double: value.description
-        case .blob(let data): String(bytes: data, encoding: .utf8)
         }
     }
 

@@ -29,7 +29,7 @@ extension SQLiteStore {
                     reports.append(RecordFailure(
                         pipeline: pipeline.name,
                         recordID: row["record_id"],
-                        key: row["record_key"],
+                        key: RecordKey.text(row, named: "record_key"),
                         processor: processor.name,
                         version: processor.version,
                         kind: FailureKind(rawValue: kind) ?? .processor,
@@ -54,8 +54,13 @@ extension SQLiteStore {
                 var found: [Int64] = []
                 var missing: [String] = []
                 let lookup = try db.cachedStatement(sql: "SELECT \(tables.id) FROM \(tables.table) WHERE \(key) = ?")
+                // A key column may hold numbers or blobs; a key typed as text finds them by their text
+                // (a scan, so only for a key the indexed lookup missed).
+                let byText = try db.cachedStatement(
+                    sql: "SELECT \(tables.id) FROM \(tables.table) WHERE typeof(\(key)) != 'text' AND CAST(\(key) AS TEXT) = ?"
+                )
                 for value in keys {
-                    if let id = try Int64.fetchOne(lookup, arguments: [value]) {
+                    if let id = try Int64.fetchOne(lookup, arguments: [value]) ?? Int64.fetchOne(byText, arguments: [value]) {
                         found.append(id)
                     } else {
                         missing.append(value)

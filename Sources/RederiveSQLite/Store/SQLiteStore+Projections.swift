@@ -35,7 +35,7 @@ extension SQLiteStore: ProjectionStoring {
             return rows.map { row in
                 let bytes = Self.payloadBytes(row, at: 3) ?? []
                 return ProjectionSample(
-                    recordID: row[0], key: row[1], payload: Self.payloadBytes(row, at: 2), projection: bytes,
+                    recordID: row[0], key: RecordKey.text(row, at: 1), payload: Self.payloadBytes(row, at: 2), projection: bytes,
                     checksumMatches: PayloadCodec.digest(bytes) == row[4] as Int64
                 )
             }

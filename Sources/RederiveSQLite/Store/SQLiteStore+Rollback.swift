@@ -12,13 +12,13 @@ extension SQLiteStore: StoreAdministration {
     /// print(report.restored.count, "restored,", report.skipped.count, "skipped")
     /// ```
     public func rollback(run runID: Int64, pipelines: [Pipeline]) async throws -> RollbackReport {
-        let known = try await read { db in
-            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM rederive_runs WHERE id = ?)", arguments: [runID]) ?? false
-        }
-        guard known else {
-            throw RederiveError(.unknownName, "no run \(runID) in \(path)")
-        }
+        let path = self.path
+        let keep = replacedValuesRunLimit
         return try await write { db in
+            guard let candidate = try Self.rollbackCandidate(runID, db) else {
+                throw RederiveError(.unknownName, "no run \(runID) in \(path)")
+            }
+            try RollbackRules.requireRollbackable(candidate, in: path, keep: keep)
             var report = RollbackReport()
             for pipeline in pipelines {
                 try Self.rollback(runID, PipelineTables(pipeline), db, into: &report)
@@ -27,15 +27,53 @@ extension SQLiteStore: StoreAdministration {
         }
     }
 
+    /// What ``RollbackRules`` needs to know of run `runID`; nil when there is no such run.
+    private static func rollbackCandidate(_ runID: Int64, _ db: Database) throws -> RollbackRules.Candidate? {
+        guard let run = try Row.fetchOne(db, sql: "SELECT status, derived FROM rederive_runs WHERE id = ?", arguments: [runID]) else {
+            return nil
+        }
+        let kept = try Int.fetchOne(db, sql: "SELECT count(*) FROM rederive_replaced_stamps WHERE run_id = ?", arguments: [runID]) ?? 0
+        let later = try Int.fetchOne(
+            db, sql: "SELECT count(DISTINCT run_id) FROM rederive_replaced_stamps WHERE run_id > ?", arguments: [runID]
+        ) ?? 0
+        let status: String = run["status"]
+        return RollbackRules.Candidate(
+            runID: runID, status: RunStatus(rawValue: status) ?? .failed, changedRecords: run["derived"] ?? 0,
+            keptEntries: kept, laterRunsKeepingValues: later, inProgress: try runsInProgress(db)
+        )
+    }
+
+    /// The run deriving the database now, if any: one whose process holds the runner lease, alive.
+    static func runsInProgress(_ db: Database) throws -> [RollbackRules.RunInProgress] {
+        guard let row = try Row.fetchOne(
+            db, sql: """
+                SELECT l.run_id, l.holder, l.host, l.process_id, l.expires_at FROM rederive_leases l
+                JOIN rederive_runs r ON r.id = l.run_id AND r.status = ?
+                WHERE l.name = ?
+                """,
+            arguments: [RunStatus.running.rawValue, WorkerLeaseSchema.runnerLease]
+        ), (row["expires_at"] as Double) > Date().timeIntervalSince1970,
+            !WorkerIdentity(host: row["host"], processID: row["process_id"]).hasEndedOnThisHost
+        else { return [] }
+        return [RollbackRules.RunInProgress(runID: row["run_id"], holder: row["holder"])]
+    }
+
     private static func rollback(_ runID: Int64, _ tables: PipelineTables, _ db: Database, into report: inout RollbackReport) throws {
         let pipeline = tables.pipeline
+        // Per record and processor, the newest later run that changed it again: the one to roll back first.
         let kept = try Row.fetchAll(db, sql: """
-            SELECT k.*, r.generation AS current_generation, s.run_id AS current_run, \(tables.keyExpression) AS record_key
+            WITH later AS (
+                SELECT processor, record_id, max(run_id) AS run_id FROM rederive_replaced_stamps
+                WHERE run_id > ?1 AND pipeline = ?2 GROUP BY processor, record_id
+            )
+            SELECT k.*, r.generation AS current_generation, s.run_id AS current_run, \(tables.keyExpression) AS record_key,
+                c.run_id AS later_change
             FROM rederive_replaced_stamps k
+            LEFT JOIN later c ON c.processor = k.processor AND c.record_id = k.record_id
             LEFT JOIN rederive_records r ON r.source = k.source AND r.record_id = k.record_id
             LEFT JOIN rederive_stamps s ON s.pipeline = k.pipeline AND s.processor = k.processor AND s.record_id = k.record_id
             LEFT JOIN \(tables.table) t ON t.\(tables.id) = k.record_id
-            WHERE k.run_id = ? AND k.pipeline = ?
+            WHERE k.run_id = ?1 AND k.pipeline = ?2
             ORDER BY k.record_id, k.processor
             """, arguments: [runID, pipeline.name])
         for row in kept {
@@ -44,14 +82,14 @@ extension SQLiteStore: StoreAdministration {
             let currentGeneration: Int64? = row["current_generation"]
             let currentRun: Int64? = row["current_run"]
             func entry(_ reason: String?) -> RollbackReport.Entry {
-                .init(pipeline: pipeline.name, recordID: recordID, key: row["record_key"], processor: name, reason: reason)
+                .init(pipeline: pipeline.name, recordID: recordID, key: RecordKey.text(row, named: "record_key"), processor: name, reason: reason)
             }
             let reason: String? = if currentGeneration == nil {
                 "the record was deleted"
             } else if currentGeneration != row["derived_generation"] {
                 "its payload changed since run \(runID)"
-            } else if let currentRun, currentRun != runID {
-                "run \(currentRun) derived it again; roll that run back first"
+            } else if let later = RollbackRules.laterChange(after: runID, newestLaterChange: row["later_change"]) {
+                later
             } else if currentRun == nil {
                 "its stamp was removed since run \(runID)"
             } else if pipeline.processor(named: name) == nil {

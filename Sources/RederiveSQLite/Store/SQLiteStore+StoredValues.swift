@@ -36,7 +36,7 @@ extension SQLiteStore: StoredValueReading {
                 guard let row = try Row.fetchOne(statement, arguments: [id]) else { continue }
                 let present: Bool = row[1]
                 let values = present ? (2..<row.count).map { DerivedValue(row[$0] as DatabaseValue) } : nil
-                rows[id] = StoredRow(key: row[0], values: values)
+                rows[id] = StoredRow(key: RecordKey.text(row, at: 0), values: values)
             }
             return rows
         }

@@ -63,7 +63,7 @@ extension SQLiteStore: VerificationSource {
             }
             return StoredRecord(
                 recordID: recordID,
-                key: row[1],
+                key: RecordKey.text(row, at: 1),
                 payload: storedBytes(row[2] as DatabaseValue),
                 values: values,
                 stamps: pipeline.processors.map { stamps[$0.name] }

@@ -30,7 +30,7 @@ public final class SQLiteStore: RecordStore {
     public let path: String
     /// The connections every read and write goes through: the store's own pool, or the app's.
     let database: any DatabaseWriter
-    /// How many of the newest runs keep the values they replaced, for `rollback`.
+    /// How many of the newest runs that changed values keep the values they replaced, for `rollback`.
     public let replacedValuesRunLimit: Int
     /// Where each lease's claims of each pipeline have reached, by lease token and pipeline name:
     /// claims are handed out in id order, in-process.
@@ -40,6 +40,12 @@ public final class SQLiteStore: RecordStore {
     /// The file as it was when opened without locks (see ``ReadOnlyDatabase``): a read that finds it
     /// changed fails rather than return what a concurrent checkpoint may have torn.
     let snapshot: ReadOnlyDatabase.FileSnapshot?
+    /// Whether the store opened its connections itself, and closes them in ``close()``: not an app's own pool.
+    let ownsConnections: Bool
+    /// Whether ``close()`` copies the write-ahead log back into the file first: a store that writes.
+    let checkpointsOnClose: Bool
+    /// Whether ``close()`` ran.
+    let closed = Mutex(false)
 
     /// Opens (or creates) the database at `path`.
     public convenience init(
@@ -56,23 +62,30 @@ public final class SQLiteStore: RecordStore {
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
         } catch {
-            throw RederiveError(.database, "cannot open database \(path)", underlying: error)
+            throw SQLiteProblem.error("open database", path, error)
         }
-        try self.init(pool, replacedValuesRunLimit: replacedValuesRunLimit)
+        try self.init(pool, replacedValuesRunLimit: replacedValuesRunLimit, owned: true)
     }
 
     /// Works on a database the app already opened: its `DatabasePool` (readers then run beside the
     /// writer) or its `DatabaseQueue` (everything is serialized). The app's configuration, such as its
     /// busy timeout, applies; rederive's bookkeeping migrations are applied here.
-    public init(_ database: any DatabaseWriter, replacedValuesRunLimit: Int = 20) throws {
+    public convenience init(_ database: any DatabaseWriter, replacedValuesRunLimit: Int = 20) throws {
+        try self.init(database, replacedValuesRunLimit: replacedValuesRunLimit, owned: false)
+    }
+
+    /// A store on `database`, which ``close()`` closes when the store opened it itself (`owned`).
+    private init(_ database: any DatabaseWriter, replacedValuesRunLimit: Int, owned: Bool) throws {
         self.path = database.path
         self.database = database
         self.replacedValuesRunLimit = max(0, replacedValuesRunLimit)
         self.snapshot = nil
+        self.ownsConnections = owned
+        self.checkpointsOnClose = owned
         do {
             try BookkeepingSchema.migrator.migrate(database)
         } catch {
-            throw RederiveError(.database, "cannot open database \(database.path)", underlying: error)
+            throw SQLiteProblem.error("prepare database", database.path, error)
         }
     }
 
@@ -84,6 +97,8 @@ public final class SQLiteStore: RecordStore {
         self.database = database
         self.replacedValuesRunLimit = 0
         self.snapshot = snapshot
+        self.ownsConnections = true
+        self.checkpointsOnClose = false
     }
 
     /// Runs a read on the store's connection pool, for callers inside this package.
@@ -110,16 +125,10 @@ public final class SQLiteStore: RecordStore {
             } catch let error as RederiveError {
                 try snapshot?.requireUnchanged(path)
                 throw error
-            } catch let error as DatabaseError where [.SQLITE_BUSY, .SQLITE_LOCKED].contains(error.resultCode) {
-                try snapshot?.requireUnchanged(path)
-                // Another connection held the lock past the busy timeout: it may let go of it soon.
-                throw RederiveError(
-                    .database, "cannot \(verb) \(path): another connection holds its lock past the busy timeout",
-                    underlying: error, transient: true
-                )
             } catch {
                 try snapshot?.requireUnchanged(path)
-                throw RederiveError(.database, "cannot \(verb) \(path)", underlying: error)
+                // A lock held past the busy timeout is transient: the other connection may let go of it soon.
+                throw SQLiteProblem.error(verb, path, error)
             }
         }
     }
@@ -149,7 +158,10 @@ public final class SQLiteStore: RecordStore {
     /// Ends the run at once with `status` and `counts`: no other process derives it.
     public func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts, lease: WorkerLease) async throws {
         let now = Timestamp.text(Date())
+        let keep = replacedValuesRunLimit
         try await write { db in
+            // The run's own values count now: the window holds exactly the newest runs that changed values.
+            try ReplacedValuesSchema.prune(db, keep: keep)
             try db.execute(
                 sql: """
                     UPDATE rederive_runs
@@ -183,7 +195,7 @@ public final class SQLiteStore: RecordStore {
                 sql: "UPDATE rederive_leases SET run_id = ? WHERE name = ? AND token = ?",
                 arguments: [runID, WorkerLeaseSchema.runnerLease, lease.token]
             )
-            try ReplacedValuesSchema.prune(db, newestRun: runID, keep: keep)
+            try ReplacedValuesSchema.prune(db, keep: keep)
             return runID
         }
     }

@@ -72,11 +72,14 @@ struct RunConformanceTests {
             #expect(second.counts == RunCounts(derived: 3))
             #expect(try await fixture.values(of: "k0", scaled)?["total"] == .real(30))
 
-            // A run that a later run derived again is not rolled back over it.
+            // What a later run changed again is not rolled back over it; `edges`, which it derived to the
+            // same values, is.
             let blocked = try await fixture.store.rollback(run: first.runID, pipelines: [original])
-            #expect(blocked.restored.isEmpty)
-            #expect(blocked.skipped.count == 9)
-            #expect(blocked.skipped.allSatisfy { $0.reason?.contains("derived it again") == true && $0.key != nil })
+            #expect(blocked.restored.map(\.processor) == ["edges", "edges", "edges"])
+            #expect(blocked.skipped.count == 6)
+            #expect(blocked.skipped.allSatisfy {
+                $0.reason == "run \(second.runID) changed it again; roll that run back first" && $0.key != nil
+            })
 
             // One payload changes since: that record stays as it is.
             try await fixture.replace("k2", label: "s2", values: [1], in: scaled)
@@ -90,7 +93,7 @@ struct RunConformanceTests {
             #expect(try await fixture.values(of: "k0", original)?["size"] == .text("small"))
             // The restored stamps are of version 1: current again for the original pipeline.
             let status = try await fixture.status(original)
-            #expect(status["total"]?.upToDate == 2 && status["size"]?.upToDate == 2 && status["edges"]?.upToDate == 2)
+            #expect(status["total"]?.upToDate == 2 && status["size"]?.upToDate == 2 && status["edges"]?.upToDate == 0)
             #expect(try await fixture.status(scaled)["total"]?.stale == 3)
             // What was rolled back is gone: a second rollback restores nothing.
             let again = try await fixture.store.rollback(run: second.runID, pipelines: [scaled])
@@ -153,9 +156,11 @@ struct RunConformanceTests {
             ])
             let records = try await fixture.store.storedRecords(of: pipeline, after: nil, limit: 10)
             #expect(records.map(\.payload) == (0..<3).map { ConformancePipeline.item($0 == 0 ? "explode" : "s\($0)", [Double($0), 1, 2]) })
-            // Kept values are gone: the run has nothing left to roll back.
-            let report = try await fixture.store.rollback(run: run.runID, pipelines: [pipeline])
-            #expect(report.restored.isEmpty && report.skipped.isEmpty)
+            // Kept values are gone: rolling the run back fails, and says why.
+            let gone = await #expect(throws: RederiveError.self) {
+                _ = try await fixture.store.rollback(run: run.runID, pipelines: [pipeline])
+            }
+            #expect(gone?.message.contains("reset cleared it") == true, "\(gone?.message ?? "")")
             #expect(try await fixture.run(pipeline).counts == RunCounts(derived: 2, failed: 1))
         }
     }

@@ -4,7 +4,7 @@ import RederiveWatch
 import ServiceLifecycle
 import UnixSignals
 
-/// The README's in-app watcher, compiled and run by ``ReadmeWatchExampleTests``: the app's own
+/// The in-app watcher of docs/watching.md, compiled and run by ``ReadmeWatchExampleTests``: the app's own
 /// service and a watcher of its recipes in one service group, which the app then runs.
 func appServiceGroup(databasePath: String, appServer: some Service, logger: Logger) throws -> ServiceGroup {
     // README watch example begin

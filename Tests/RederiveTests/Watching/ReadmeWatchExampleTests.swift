@@ -53,8 +53,8 @@ struct ReadmeWatchExampleTests {
         return lines[(begin + 1)..<end].map { String($0.dropFirst(4)) }.joined(separator: "\n")
     }
 
-    @Test func theReadmeShowsExactlyTheCodeThisTestRuns() throws {
-        let readme = try String(contentsOf: ReadmeExampleTests.root.appendingPathComponent("README.md"), encoding: .utf8)
+    @Test func theWatchingPageShowsExactlyTheCodeThisTestRuns() throws {
+        let readme = try String(contentsOf: ReadmeExampleTests.root.appendingPathComponent("docs/watching.md"), encoding: .utf8)
         let source = try String(
             contentsOf: ReadmeExampleTests.root.appendingPathComponent("Tests/RederiveTests/Watching/ReadmeWatchExample.swift"),
             encoding: .utf8

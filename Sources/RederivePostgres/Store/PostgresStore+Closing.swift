@@ -1,0 +1,6 @@
+#if PostgreSQL
+import Rederive
+
+/// The command line closes the store's connections before the process exits, with ``PostgresStore/close()``.
+extension PostgresStore: ClosableStore {}
+#endif
