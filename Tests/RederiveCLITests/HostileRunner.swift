@@ -174,7 +174,7 @@ enum HostileRunner {
         violations += problems(inErrors: outcome.errors, status: outcome.status, signaled: outcome.signaled, isWatch: command.runsUntilStopped)
         if outcome.status == HostileExpectation.refusal && !outcome.signaled && !command.successes.contains(outcome.status)
             && !expectation.refusalMentions.isEmpty
-            && !expectation.refusalMentions.contains(where: { outcome.errors.contains($0) }) {
+            && !expectation.refusalMentions.contains(where: { outcome.errors.lowercased().contains($0) }) {
             violations.append("the refusal does not say why (it should mention one of \(expectation.refusalMentions))")
         }
         let refused = outcome.status == HostileExpectation.refusal && !outcome.signaled
