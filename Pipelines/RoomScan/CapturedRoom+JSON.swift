@@ -4,7 +4,8 @@ extension CapturedRoom {
     /// Decodes a room from the UTF-8 JSON of a RoomPlan export, in one pass over its bytes.
     ///
     /// Accepts what `JSONDecoder` accepts of a valid export (any whitespace, any key order,
-    /// escapes, exponents, absent or `null` arrays) and decodes to the same room. Values the
+    /// escapes, exponents, absent or `null` arrays) and decodes to the same room. An object that
+    /// holds none of the room's arrays (`{}`) is not a room. Values the
     /// pipeline does not need, such as the base64 `coreModel`, are checked and skipped without
     /// being copied. Unlike `JSONDecoder`, it also rejects trailing commas and invalid JSON inside
     /// skipped values.
@@ -33,6 +34,8 @@ extension CapturedRoom {
 extension JSONCursor {
     /// The top-level object.
     mutating func readRoom() throws(JSONError) -> CapturedRoom {
+        skipWhitespace()
+        let start = position
         var room = CapturedRoom()
         var seen: Set<RoomMember> = []
         // Elements of the room's arrays sit inside the room and the array.
@@ -63,6 +66,13 @@ extension JSONCursor {
                     try section.readSection(depth: elementDepth)
                 }
             }
+        }
+        // Every RoomPlan export holds its arrays (`null` at worst): an object with none of them, such
+        // as `{}`, is not a room, and must not derive as an empty one (a "closet").
+        guard !seen.isEmpty else {
+            throw JSONError(
+                "not a RoomPlan room: none of \(RoomMember.allCases.map { "\"\($0.key)\"" }.joined(separator: ", ")) is present", at: start
+            )
         }
         return room
     }

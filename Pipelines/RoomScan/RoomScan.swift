@@ -67,9 +67,10 @@ public enum RoomScan {
 
     /// What the processors read of a payload, kept beside their values in a fixed binary layout
     /// (``CapturedRoom/projectionBytes``): a bump of a processor that reads the payload derives from
-    /// it without inflating the payload. Bump the version whenever the decoder or the layout changes.
+    /// it without inflating the payload. Bump the version whenever the decoder or the layout changes
+    /// (2: an object with none of a room's arrays, such as `{}`, is no longer a room).
     public static let projection = Projection<CapturedRoom>(
-        version: 1, encode: { room in room.projectionBytes }, decode: { bytes in try CapturedRoom(projection: bytes) }
+        version: 2, encode: { room in room.projectionBytes }, decode: { bytes in try CapturedRoom(projection: bytes) }
     )
 
     /// Every processor of the pipeline, in column order.

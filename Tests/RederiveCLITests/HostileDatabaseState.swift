@@ -43,9 +43,8 @@ enum HostileDatabaseState: String, CaseIterable, Sendable, CustomTestStringConve
             chmod(data.path, 0o555)
             return Holder(release: { chmod(data.path, 0o777); chmod(path, 0o644) })
         case .locked:
-            let lock = try await SQLiteShell.start(path, in: fixtures.scratch)
-            try await lock.send("BEGIN EXCLUSIVE;\nSELECT 'locked';\n", until: "locked")
-            return Holder(release: { await lock.quit("ROLLBACK;\n.quit\n") })
+            let lock = try await ExclusiveLock.take(path)
+            return Holder(release: { await lock.release() })
         case .leased:
             let watcher = try RederiveProcess.start(
                 ["watch", "--db", path, "--parallel", "1", "--poll-interval", "0.2"], in: fixtures.scratch, environment: HostileRunner.environment

@@ -174,7 +174,7 @@ enum HostileRunner {
         violations += problems(inErrors: outcome.errors, status: outcome.status, signaled: outcome.signaled, isWatch: command.runsUntilStopped)
         if outcome.status == HostileExpectation.refusal && !outcome.signaled && !command.successes.contains(outcome.status)
             && !expectation.refusalMentions.isEmpty
-            && !expectation.refusalMentions.contains(where: { outcome.errors.contains($0) }) {
+            && !expectation.refusalMentions.contains(where: { outcome.errors.lowercased().contains($0) }) {
             violations.append("the refusal does not say why (it should mention one of \(expectation.refusalMentions))")
         }
         let refused = outcome.status == HostileExpectation.refusal && !outcome.signaled
@@ -186,6 +186,9 @@ enum HostileRunner {
         let succeeded = !outcome.signaled && command.successes.contains(outcome.status)
         let leftBehind = HostileFiles.listing(directory).subtracting(listingBefore)
             .filter { path in !isOutput(path, of: command, succeeded: succeeded) }
+            // Past the file size limit the checkpoint at close cannot copy the log into the file: the
+            // -wal then holds commits, and removing it would lose them.
+            .filter { path in !(state == .fullDisk && (path.hasSuffix(".sqlite-wal") || path.hasSuffix(".sqlite-shm"))) }
         if !leftBehind.isEmpty { violations.append("left behind: \(leftBehind.sorted().joined(separator: ", "))") }
         let gone = listingBefore.subtracting(HostileFiles.listing(directory))
         if !gone.isEmpty { violations.append("removed: \(gone.sorted().joined(separator: ", "))") }

@@ -1,7 +1,8 @@
 import RoomScan
 
 /// The `JSONDecoder` reading of a payload: the reference that ``CapturedRoom/init(json:)`` is
-/// tested against. Unknown keys are ignored; absent or `null` arrays read as empty.
+/// tested against. Unknown keys are ignored; absent or `null` arrays read as empty, but an object
+/// with none of them is not a room.
 extension CapturedRoom: Decodable {
     private enum CodingKeys: String, CodingKey {
         case walls, doors, windows, openings, floors, objects, sections
@@ -9,6 +10,9 @@ extension CapturedRoom: Decodable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard !container.allKeys.isEmpty else {
+            throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: [], debugDescription: "none of the room's arrays is present"))
+        }
         self.init(
             walls: try container.decodeIfPresent([Wall].self, forKey: .walls) ?? [],
             doorCount: try container.decodeIfPresent([UnreadElement].self, forKey: .doors)?.count ?? 0,
@@ -42,6 +46,9 @@ extension CapturedRoom.Wall: Decodable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard !container.allKeys.isEmpty else {
+            throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: [], debugDescription: "none of the room's arrays is present"))
+        }
         self.init(
             dimensions: try container.decodePlanNumbers(forKey: .dimensions, count: PayloadRules.vectorCount),
             transform: try container.decodePlanNumbers(forKey: .transform, count: PayloadRules.transformCount)
@@ -101,6 +108,9 @@ extension CapturedRoom.Section: Decodable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard !container.allKeys.isEmpty else {
+            throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: [], debugDescription: "none of the room's arrays is present"))
+        }
         self.init(label: try container.decode(String.self, forKey: .label))
     }
 }

@@ -49,7 +49,7 @@ struct RoomScanPipelineTests {
         try await store.prepare(pipeline)
         // The app writes only a key and a payload.
         try await DatabaseQueue(path: path).write { db in
-            for (key, json) in [("real", try Fixtures.export(name)), ("empty", Array("{}".utf8)), ("broken", Array("[]".utf8))] {
+            for (key, json) in [("real", try Fixtures.export(name)), ("empty", Array(#"{"walls":[],"objects":[]}"#.utf8)), ("broken", Array("[]".utf8))] {
                 try db.execute(
                     sql: "INSERT INTO room_scans (scan_id, payload) VALUES (?, ?)",
                     arguments: [key, Data(PayloadCodec.encode(json))]
@@ -75,13 +75,28 @@ struct RoomScanPipelineTests {
         }
     }
 
-    @Test("an empty object derives zeros and empty JSON")
-    func emptyObjectDerivesZeros() {
-        let values = deriveAll(RoomScan.pipeline, Array("{}".utf8))
+    @Test("an export whose arrays are empty derives zeros and empty JSON")
+    func emptyArraysDeriveZeros() {
+        let values = deriveAll(RoomScan.pipeline, Array(#"{"walls":[],"doors":null,"objects":[]}"#.utf8))
         #expect(values == [
             .real(0), .integer(0), .integer(0), .integer(0), .integer(0), .integer(0),
             .real(0), .real(0), .text("{}"), .text("[]"), .text("closet"),
         ])
+    }
+
+    @Test("an object with none of a room's arrays, such as {}, fails every processor as a decoding failure")
+    func anObjectWithNoRoomFails() {
+        for json in ["{}", "  { }", #"{"identifier":"x","version":2}"#] {
+            let outcomes = RoomScan.pipeline.evaluate(json: Array(json.utf8), selection: RoomScan.payloadProcessors)
+            #expect(outcomes.count == RoomScan.payloadProcessors.count)
+            for outcome in outcomes {
+                guard case .failed(.decoding, let message) = outcome else {
+                    Issue.record("\(json): expected a decoding failure, got \(outcome)")
+                    continue
+                }
+                #expect(message.contains("not a RoomPlan room") && message.contains("\"walls\""), "\(message)")
+            }
+        }
     }
 
     @Test("a payload that does not decode fails every selected processor as a decoding failure")

@@ -127,19 +127,19 @@ extension MigrateCommand: ExampleCommand {
 
 extension PauseCommand: ExampleCommand {
     static let examples = [
-        HelpExample(purpose: "Hold every worker of a pipeline, on every host:", arguments: "pause --db rooms.sqlite --pipeline room_scans"),
+        HelpExample(purpose: "Hold every worker of a pipeline, on every host:", arguments: "pause --db rooms.sqlite --pipeline roomscan"),
         HelpExample(purpose: "Hold only the work that derives one processor:", arguments: "pause --db rooms.sqlite --processor floor_area"),
     ]
 }
 
 extension ResumeCommand: ExampleCommand {
     static let examples = [
-        HelpExample(purpose: "Let paused workers claim again:", arguments: "resume --db rooms.sqlite --pipeline room_scans"),
+        HelpExample(purpose: "Let paused workers claim again:", arguments: "resume --db rooms.sqlite --pipeline roomscan"),
     ]
 }
 
 extension CancelCommand: ExampleCommand {
     static let examples = [
-        HelpExample(purpose: "End the run in progress, keeping what it committed:", arguments: "cancel --db rooms.sqlite --pipeline room_scans"),
+        HelpExample(purpose: "End the run in progress, keeping what it committed:", arguments: "cancel --db rooms.sqlite --pipeline roomscan"),
     ]
 }

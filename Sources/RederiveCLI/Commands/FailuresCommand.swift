@@ -62,7 +62,7 @@ struct FailuresCommand: AsyncParsableCommand {
         let pipelines = try database.pipelines()
         try pipelines.requireProcessors(named: processor)
         if let run, try await !store.runs(limit: nil).contains(where: { $0.id == run }) {
-            throw RederiveError(.unknownName, "no run \(run) in \(database.databaseName); `\(database.environment.invocation) history` lists its runs")
+            throw RederiveError(.unknownName, "no run \(run) in \(database.databaseName); `\(database.suggestion(["history"]))` lists its runs")
         }
         let filter = FailureFilter(processors: processor.isEmpty ? nil : Set(processor), runID: run)
         var failures: [RecordFailure] = []
@@ -105,7 +105,7 @@ struct FailuresCommand: AsyncParsableCommand {
             writeTable(
                 ["record", "key", "processor", "version", "kind", "run", "message"],
                 failures.map {
-                    [String($0.recordID), $0.key ?? "", $0.processor, String($0.version), $0.kind.rawValue,
+                    [String($0.recordID), Format.shortened($0.key ?? ""), $0.processor, String($0.version), $0.kind.rawValue,
                      $0.runID.map(String.init) ?? "", $0.message]
                 },
                 numeric: [0, 3, 5], total: total, to: console
@@ -140,7 +140,7 @@ struct FailuresCommand: AsyncParsableCommand {
             writeTable(
                 ["record", "key", "kind", "run", "processors", "message"],
                 groups.map {
-                    [String($0.recordID), $0.key ?? "", $0.kind.rawValue, $0.runID.map(String.init) ?? "",
+                    [String($0.recordID), Format.shortened($0.key ?? ""), $0.kind.rawValue, $0.runID.map(String.init) ?? "",
                      $0.processors.joined(separator: ", "), $0.message]
                 },
                 numeric: [0, 3], total: total, to: console

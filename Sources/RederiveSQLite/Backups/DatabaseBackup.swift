@@ -89,7 +89,9 @@ public enum DatabaseBackup {
             return try queue.read { db in
                 let problems = try String.fetchAll(db, sql: "PRAGMA integrity_check")
                 guard problems == ["ok"] else {
-                    throw RederiveError(.database, "\(name) fails its integrity check: \(problems.prefix(3).joined(separator: "; "))")
+                    // A row can hold several problems, a line each, under a "*** in database main ***" heading.
+                    let lines = problems.flatMap { $0.split(whereSeparator: \.isNewline) }.map(String.init).filter { !$0.hasPrefix("***") }
+                    throw RederiveError(.database, "\(name) fails its integrity check: \(lines.prefix(3).joined(separator: "; "))")
                 }
                 return try tableCounts(db)
             }

@@ -41,13 +41,54 @@ public enum DatabaseRestore {
             try AtomicFile.install(staged, at: database)
             return counts
         }
-        try withSoleAccess(to: database, lockTimeout: lockTimeout) {
+        let install = {
             // A WAL left beside the old file would be replayed into the restored one: it must not survive.
             unlink(database + "-wal")
             unlink(database + "-shm")
             try AtomicFile.install(staged, at: database)
         }
+        do {
+            try withSoleAccess(to: database, lockTimeout: lockTimeout, install)
+        } catch let error as RederiveError where error.code == .database && isDamagedDatabase(database) {
+            // A database too damaged for SQLite to lock is what a restore is for; no connection can use it.
+            try install()
+        }
         return counts
+    }
+
+    /// Whether `path` starts as a SQLite database does but SQLite finds it damaged (truncated, or
+    /// with corrupt pages): a file that is not a database at all is not replaced.
+    private static func isDamagedDatabase(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        guard header == Data("SQLite format 3\u{0}".utf8) else { return false }
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: readOnlyConfiguration)
+            defer { try? queue.close() }
+            _ = try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+            return false
+        } catch {
+            let code = SQLiteProblem(error)?.resultCode
+            return code == ResultCode.SQLITE_CORRUPT.rawValue || code == ResultCode.SQLITE_IOERR.rawValue
+                || code == ResultCode.SQLITE_NOTADB.rawValue
+        }
+    }
+
+    private static var readOnlyConfiguration: Configuration {
+        var configuration = Configuration()
+        configuration.readonly = true
+        return configuration
+    }
+
+    /// Refuses to replace a database that holds tables but none of rederive's: another program's.
+    private static func requireRederiveDatabase(_ database: String, _ db: Database) throws {
+        let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+        guard !tables.isEmpty, !tables.contains("rederive_runs") else { return }
+        throw RederiveError(
+            .schemaMismatch,
+            "\(database) is not a rederive database: it holds another program's tables (\(tables.prefix(3).joined(separator: ", "))\(tables.count > 3 ? ", …" : "")) and none of rederive's; nothing was replaced (restore into a new path, or move that file away first)"
+        )
     }
 
     /// Runs `body` holding an exclusive lock on the database, out of WAL mode, or throws when another
@@ -77,6 +118,7 @@ public enum DatabaseRestore {
                 throw busy
             }
             defer { try? db.execute(sql: "ROLLBACK") }
+            try requireRederiveDatabase(database, db)
             try body()
         }
     }

@@ -90,7 +90,8 @@ public struct SQLiteProblem: Error, Sendable, CustomStringConvertible {
         }
         switch problem.resultCode {
         case ResultCode.SQLITE_CORRUPT.rawValue:
-            return RederiveError(.database, "\(path) is damaged (SQLite finds it corrupt); restore it from a backup", underlying: problem)
+            // Its own reason would say the same again after a colon.
+            return RederiveError(.database, "\(path) is damaged (SQLite finds it corrupt); restore it from a backup")
         case ResultCode.SQLITE_NOTADB.rawValue:
             return RederiveError(.database, "\(path) is not a SQLite database")
         default:

@@ -11,19 +11,29 @@ import Synchronization
 /// A store opened on the app's own pool (``init(_:replacedValuesRunLimit:)``) shares that writer with
 /// the app: the app's writes through that pool are then noticed by the watcher's regular poll only.
 extension SQLiteStore: ChangeSignaling {
-    /// Yields when `PRAGMA data_version`, asked every `interval` on the writer connection, changes.
+    /// The longest wait between two looks at `PRAGMA data_version` once nothing has changed for a
+    /// while: an idle watcher asks ten times a second rather than a hundred, and the first change
+    /// after a quiet spell waits this long at most; the next looks are `interval` apart again.
+    public static let idleSignalInterval: Duration = .milliseconds(100)
+
+    /// Yields when `PRAGMA data_version`, asked on the writer connection, changes: every `interval`
+    /// after a change, then, while nothing changes, at intervals that double up to
+    /// ``idleSignalInterval`` (within a quarter of a second of quiet).
     public func changeSignals(checkingEvery interval: Duration) -> AsyncStream<Void> {
         let database = self.database
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let task = Task {
             var seen: Int?
             var failed = false
+            var wait = interval
             while !Task.isCancelled {
+                var changed = false
                 do {
                     let version = try await offload {
-                        try database.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA data_version") }
+                        try database.writeWithoutTransaction { try Int.fetchOne($0.cachedStatement(sql: "PRAGMA data_version")) }
                     }
-                    if seen.map({ $0 != version }) ?? failed {
+                    changed = seen.map { $0 != version } ?? failed
+                    if changed {
                         continuation.yield()
                     }
                     failed = false
@@ -33,7 +43,8 @@ extension SQLiteStore: ChangeSignaling {
                     seen = nil
                     failed = true
                 }
-                try? await Task.sleep(for: interval)
+                wait = changed ? interval : min(wait * 2, max(interval, Self.idleSignalInterval))
+                try? await Task.sleep(for: wait)
             }
             continuation.finish()
         }

@@ -23,6 +23,9 @@ extension SQLiteStore: ClosableStore {
             if checkpoints {
                 _ = try? database.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
             }
+            // GRDB closes a pool's writer before its readers (its issue 739), and a read-only
+            // connection closing last may not remove the `-wal`: close the readers first.
+            (database as? DatabasePool)?.releaseMemory()
             try? database.close()
         }
     }

@@ -159,7 +159,7 @@ struct ProjectionStoreTests {
         defer { database.remove() }
         let count = database.keys.count
         _ = try await database.run()
-        let bumped = Projection<CapturedRoom>(version: 2, encode: { $0.projectionBytes }, decode: { try CapturedRoom(projection: $0) })
+        let bumped = Projection<CapturedRoom>(version: RoomScan.projection.version + 1, encode: { $0.projectionBytes }, decode: { try CapturedRoom(projection: $0) })
         let pipeline = Pipeline(
             name: "roomscan", table: "room_scans", keyColumn: "scan_id", layout: .companion(table: "room_scans_derived"),
             decode: { try CapturedRoom(json: $0) }, projection: bumped, processors: RoomScan.processors
@@ -171,7 +171,7 @@ struct ProjectionStoreTests {
         let versions = try await DatabaseQueue(path: database.path).read { db in
             try Int.fetchAll(db, sql: "SELECT DISTINCT version FROM rederive_projections")
         }
-        #expect(versions == [2])
+        #expect(versions == [bumped.version])
     }
 
     @Test("reset clears the pipeline's projections with its derived state")
