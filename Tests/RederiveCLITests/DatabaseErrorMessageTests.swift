@@ -204,24 +204,4 @@ struct DatabaseErrorMessageTests {
         }
     }
 
-    /// The README: Ctrl-C exits with status 130, also while `run` waits for another process's lease.
-    @Test func ctrlCWhileRunWaitsForAnotherProcesssLeaseExitsWith130() async throws {
-        try await withDirectory { directory in
-            let path = try await generated("rooms.sqlite", in: directory)
-            let watch = try RederiveProcess.start(["watch", "--db", path], in: directory)
-            while !watch.errorsSoFar().contains("watching") && !watch.hasEnded {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            let run = try RederiveProcess.start(["run", "--progress", "plain", "--db", path], in: directory)
-            while !run.errorsSoFar().contains("waiting for") && !run.hasEnded {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            run.interrupt()
-            let outcome = try await run.wait()
-            watch.terminate()
-            _ = try await watch.wait()
-            #expect(!outcome.signaled && outcome.status == 130, "\(outcome.status): \(outcome.errors)")
-            #expect(!OneLineError.leaks.contains { outcome.errors.contains($0) }, "\(outcome.errors)")
-        }
-    }
 }

@@ -46,8 +46,6 @@ struct HostileKnownIssue: Sendable {
             item: 0, why: "export on a full disk reports sound payloads as damaged (Adler-32 mismatch, truncated stream), one line each",
             shapes: [.prepared], states: [.fullDisk], commands: ["export"]
         ),
-        // Item 6: run behind a watcher that keeps everything current waits for ever.
-        HostileKnownIssue(item: 6, why: "run behind an idle watcher waits for ever", shapes: [.prepared], states: [.leased], commands: ["run"]),
         // While the watcher holds the lease, migrate changes the file.
         HostileKnownIssue(item: 0, why: "migrate beside a watcher holding the lease changes the file", states: [.leased], intermittent: true),
     ]

@@ -82,6 +82,7 @@ struct LeaseWaitTests {
             let outcome = try await run.wait()
             #expect(!outcome.signaled && outcome.status == ExitStatus.interrupted, "\(outcome.status): \(outcome.errors)")
             #expect(outcome.errors.hasSuffix("rederive: interrupted while waiting for another process's lease; nothing was derived\n"), "\(outcome.errors)")
+            #expect(!OneLineError.leaks.contains { outcome.errors.contains($0) }, "\(outcome.errors)")
         }
     }
 }
