@@ -99,7 +99,7 @@ enum HostileRunner {
 
     /// Runs the case and returns its violations.
     static func check(_ testCase: HostileCase) async throws -> [String] {
-        try await ProcessSlots.hostile.withSlots(testCase.state == .leased ? 2 : 1) {
+        try await ProcessSlots.hostile.withSlots {
             try await withCaseDirectory { directory in try await check(testCase, in: directory) }
         }
     }
