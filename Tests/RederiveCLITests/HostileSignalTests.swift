@@ -8,7 +8,7 @@ import Testing
 /// lot of data, on a generated database of a bounded 2,000 records: the command exits 130 or 143
 /// (or as it would have had it finished first), prints no trap or library text, leaves no temporary
 /// file, and the database passes `PRAGMA integrity_check` and `rederive status` reads it.
-@Suite("signals at random points", .hostileFixtures, .timeLimit(.minutes(20)))
+@Suite("signals at random points", .enabled(if: HostileRunner.enabled, HostileRunner.skipReason), .hostileFixtures, .timeLimit(.minutes(20)))
 struct HostileSignalTests {
     /// A command interrupted by a signal after a delay.
     struct SignalCase: Sendable, CustomTestStringConvertible {
