@@ -41,7 +41,7 @@ struct WatcherTests {
             try await prepare(test.pipeline, at: path)
             let inspection = Inspection(path: path)
             let watcher = Watcher(store: try SQLiteStore(path: path), pipelines: [test.pipeline], configuration: watchConfiguration())
-            // Issue 38: a watcher can leave a record stale until its next poll; seen in full runs only.
+            // Issue 38: a watcher can leave a record stale; seen in full runs of the suite only.
             await withKnownIssue("a watcher can leave a newly inserted record stale (issue 38)", isIntermittent: true) {
             try await whileWatching(watcher) {
                 try insertRecords(samples(20), into: path)
@@ -89,7 +89,7 @@ struct WatcherTests {
         let store = MemoryStore()
         try await store.prepare(test.pipeline)
         let watcher = Watcher(store: store, pipelines: [test.pipeline], configuration: watchConfiguration())
-        // Issue 38: a watcher can leave a record stale until its next poll; seen in full runs only.
+        // Issue 38: a watcher can leave a record stale; seen in full runs of the suite only.
         await withKnownIssue("a watcher can leave a newly inserted record stale (issue 38)", isIntermittent: true) {
         try await whileWatching(watcher) {
             var ids: [Int64] = []
