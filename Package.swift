@@ -192,9 +192,11 @@ let package = Package(
             ],
             path: "Benchmarks/AdaptiveBatch"
         ),
+        // Bounds how many tests run at once in the test process (Tests/TestParallelism/TestParallelism.c).
+        .target(name: "TestParallelism", path: "Tests/TestParallelism"),
         .testTarget(
             name: "RederiveCodecTests",
-            dependencies: ["RederiveCodec"]
+            dependencies: ["RederiveCodec", "TestParallelism"]
         ),
         .testTarget(
             name: "RederiveTests",

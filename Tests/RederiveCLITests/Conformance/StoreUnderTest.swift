@@ -160,8 +160,10 @@ struct StoreFixture: Sendable {
         ).run()
     }
 
-    /// Takes a lease for a made-up process, failing the test when the store says it is held.
-    func lease(_ processID: Int32, lasting duration: Duration = .seconds(30)) async throws -> WorkerLease {
+    /// Takes a lease for a made-up process, failing the test when the store says it is held. It lasts
+    /// longer than any test, unless the test says otherwise: a loaded machine can pause a test for
+    /// tens of seconds, and a lease that lapsed then would fail it for a reason it does not test.
+    func lease(_ processID: Int32, lasting duration: Duration = .seconds(900)) async throws -> WorkerLease {
         switch try await store.acquireLease(for: WorkerIdentity(host: "conformance", processID: processID), duration: duration) {
         case .acquired(let lease): return lease
         case .held(let holder): throw RederiveError(.leaseLost, "the lease is held by \(holder.worker)")
