@@ -30,25 +30,14 @@ struct DatabaseErrorMessageTests {
 
     /// Runs `body` while another program holds the database's write lock.
     func whileLocked(_ path: String, _ body: () async throws -> Void) async throws {
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
-        let lock = try DatabaseQueue(path: path, configuration: configuration)
-        let held = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            try? lock.write { db in
-                try db.execute(sql: "UPDATE room_scans SET scan_id = scan_id WHERE id = 1")
-                held.signal()
-                release.wait()
-            }
-            held.signal()
+        let lock = try await ExclusiveLock.take(path)
+        do {
+            try await body()
+        } catch {
+            await lock.release()
+            throw error
         }
-        held.wait()
-        defer {
-            release.signal()
-            held.wait()
-        }
-        try await body()
+        await lock.release()
     }
 
     @Test func aWritingCommandOnALockedDatabaseSaysItIsLocked() async throws {

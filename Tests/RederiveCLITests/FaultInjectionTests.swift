@@ -97,22 +97,10 @@ struct FaultInjectionTests {
             let database = directory.appendingPathComponent("locked.sqlite").path
             try await expectStatus([0], try await RederiveProcess.run(["generate", "--db", database, "--count", "200"], in: directory))
             // Another program holds the write lock until told to let go.
-            let lock = try connection(database)
-            let held = DispatchSemaphore(value: 0)
-            let release = DispatchSemaphore(value: 0)
-            Thread.detachNewThread {
-                try? lock.write { db in
-                    try db.execute(sql: "UPDATE room_scans SET scan_id = scan_id WHERE id = 1")
-                    held.signal()
-                    release.wait()
-                }
-                held.signal()
-            }
-            held.wait()
+            let lock = try await ExclusiveLock.take(database)
             let locked = try await RederiveProcess.run(
                 ["run", "--db", database, "--busy-timeout", "0.5", "--progress", "none"], in: directory)
-            release.signal()
-            held.wait()
+            await lock.release()
             try expectOneLineError(locked, mentioning: "locked")
 
             try await expectFullRecovery(database, in: directory)
