@@ -14,11 +14,13 @@ struct StatusCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
+    @OptionGroup var verbosity: VerbosityOptions
+
     @Option(help: OutputFormat.help)
     var format: OutputFormat = .table
 
     func run() async throws {
-        let console = database.environment.console
+        let console = verbosity.console(database.environment.console, keepingOutput: format != .table)
         let store = try await database.openForReading()
         var statuses: [ProcessorStatus] = []
         var sources: [[String]] = []
