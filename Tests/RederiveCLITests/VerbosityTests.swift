@@ -86,4 +86,17 @@ struct VerbosityTests {
             )
         }
     }
+
+    @Test func aDryRunAndStatusSayWhatTheirCountsCount() async throws {
+        try await CommandHarness.withHarness { harness in
+            try await harness.rederive("generate", "--count", "20", "--seed", "9", "--corrupt", "0.2")
+            let dryRun = try await harness.rederive("run", "--dry-run")
+            // The headline counts records; the failures are one per record and processor.
+            #expect(dryRun.output.contains(" stale records, of which "), "\(dryRun.output)")
+            #expect(dryRun.output.contains(" failures (one per record and processor) would be recorded:"), "\(dryRun.output)")
+            try await harness.rederive("run", "--progress", "none")
+            let status = try await harness.rederive("status")
+            #expect(status.output.hasPrefix("\(harness.databasePath): 20 records; each processor's counts below are of records\n"), "\(status.output)")
+        }
+    }
 }

@@ -66,7 +66,8 @@ struct StatusCommand: AsyncParsableCommand {
                 }
             )
         case .table:
-            console.line("\(database.databaseName): \(Format.count(records, "record"))")
+            // Each processor's row counts records: the failed column summed counts record × processor failures.
+            console.line("\(database.databaseName): \(Format.count(records, "record")); each processor's counts below are of records")
             console.line(Format.table(
                 ["pipeline", "processor", "version", "derives from"] + RecordState.allCases.map(\.name),
                 zip(statuses, sources).map { status, sources in
