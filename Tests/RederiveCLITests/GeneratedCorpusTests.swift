@@ -31,7 +31,7 @@ struct GeneratedCorpusTests {
             #expect(demo.output.contains("$ rederive run"))
             // The first run derives every record but the broken ones; after invalidating one processor,
             // the second finds every value it derived unchanged and the broken records failing again.
-            let runs = demo.output.matches(of: #/run \d+ completed: (\d+) derived, (\d+) unchanged, (\d+) failed/#).map {
+            let runs = demo.output.matches(of: #/run \d+ completed: [^:]+: (\d+) derived, (\d+) unchanged, (\d+) failed/#).map {
                 [$0.1, $0.2, $0.3].compactMap { Int($0) }
             }
             try #require(runs.count == 2, "\(demo.output)")

@@ -13,6 +13,8 @@ struct BackupCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
+    @OptionGroup var verbosity: VerbosityOptions
+
     @Option(help: ArgumentHelp("The backup file to write.", valueName: "path"))
     var to: String
 
@@ -20,7 +22,7 @@ struct BackupCommand: AsyncParsableCommand {
     var force = false
 
     func run() async throws {
-        let console = database.environment.console
+        let console = verbosity.console(database.environment.console)
         let file = try database.requireSQLite(for: "backup", alternative: "back up PostgreSQL with pg_dump")
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: to, isDirectory: &isDirectory), isDirectory.boolValue {

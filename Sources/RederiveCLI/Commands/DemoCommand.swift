@@ -17,13 +17,17 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "How many synthetic records to generate.")
     var count: Int = 1_000
 
+    @OptionGroup var verbosity: VerbosityOptions
+
     func validate() throws {
         try ValueBounds.demoRecords.check(count, "--count")
     }
 
     func run() async throws {
         let environment = CommandEnvironment.current
-        let console = environment.console
+        let console = verbosity.console(environment.console)
+        // Each step is as quiet, or as verbose, as the demo.
+        let verbosityFlags = verbosity.quiet ? ["--quiet"] : verbosity.verbose ? ["--verbose"] : []
         guard let source = environment.samples.first,
               let pipeline = environment.registry.pipelines.first(where: { $0.name == source.pipeline })
         else {
@@ -40,7 +44,9 @@ struct DemoCommand: AsyncParsableCommand {
 
         func step(_ title: String, _ arguments: [String]) async throws -> Int32 {
             console.line("\n$ \(rederive) \(arguments.joined(separator: " ")) \(suffix)   # \(title)")
-            let status = await RederiveCommand.execute(arguments + ["--db", path, "--pipeline", pipeline.name], in: environment)
+            let status = await RederiveCommand.execute(
+                arguments + verbosityFlags + ["--db", path, "--pipeline", pipeline.name], in: environment
+            )
             if status != ExitStatus.success, status != ExitStatus.someFailed {
                 throw ExitCode(status)
             }

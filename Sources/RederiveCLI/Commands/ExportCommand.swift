@@ -23,6 +23,8 @@ struct ExportCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
+    @OptionGroup var verbosity: VerbosityOptions
+
     @Option(name: .customLong("where"), help: ArgumentHelp(
         "Export only records that satisfy this SQL condition on the pipeline's table.",
         discussion: "Columns are named as in the table, for example \"scan_id LIKE 'kitchen-%'\". The condition may only read.",
@@ -36,8 +38,6 @@ struct ExportCommand: AsyncParsableCommand {
     @Flag(help: "Replace files that exist already.")
     var force = false
 
-    @Flag(help: "List every skipped record (the first \(Self.skippedListed) otherwise).")
-    var verbose = false
 
     /// How many skipped records are listed without --verbose.
     static let skippedListed = 10
@@ -57,7 +57,7 @@ struct ExportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let console = database.environment.console
+        let console = verbosity.console(database.environment.console)
         let pipeline = try database.singlePipeline(for: "export")
         guard pipeline.keyColumn != nil else {
             throw RederiveError(.invalidArgument, "pipeline \"\(pipeline.name)\" has no key column to name files by")
@@ -89,7 +89,7 @@ struct ExportCommand: AsyncParsableCommand {
         } catch {
             throw RederiveError(.file, "cannot create directory \(directory)", underlying: error)
         }
-        let verbose = verbose
+        let verbose = verbosity.verbose
         let task = Task {
             var listed = 0
             return try await exporter.run { record, reason in
@@ -113,7 +113,7 @@ struct ExportCommand: AsyncParsableCommand {
             "exported \(exported) of \(pipeline.table) to \(directory)"
                 + (outcome.skipped > 0 ? ", \(Format.count(outcome.skipped)) skipped" : "")
         )
-        if !verbose, outcome.skipped > Self.skippedListed {
+        if !verbosity.verbose, outcome.skipped > Self.skippedListed {
             let unlisted = outcome.skipped - Self.skippedListed
             console.errorLine("rederive: \(Format.count(unlisted)) more skipped \(unlisted == 1 ? "record is" : "records are") not listed (--verbose lists every one)")
         }

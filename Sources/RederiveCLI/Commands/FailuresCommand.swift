@@ -17,6 +17,8 @@ struct FailuresCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
+    @OptionGroup var verbosity: VerbosityOptions
+
     @Option(help: OutputFormat.help)
     var format: OutputFormat = .table
 
@@ -36,8 +38,6 @@ struct FailuresCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Show at most this many entries (all by default, or the first 50 in a table without --verbose).")
     var limit: Int?
 
-    @Flag(help: "In the table, list every entry, not only the first 50.")
-    var verbose = false
 
     func validate() throws {
         try ValueBounds.records.check(limit, "--limit")
@@ -48,7 +48,7 @@ struct FailuresCommand: AsyncParsableCommand {
 
     /// The entries to show at most: --limit, or the table's first entries unless --verbose.
     var shownLimit: Int? {
-        limit ?? (format == .table && !verbose ? Self.tableEntries : nil)
+        limit ?? (format == .table && !verbosity.verbose ? Self.tableEntries : nil)
     }
 
     /// The grouping asked for, or the format's own.
@@ -57,7 +57,7 @@ struct FailuresCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let console = database.environment.console
+        let console = verbosity.console(database.environment.console, keepingOutput: format != .table)
         let store = try await database.openForReading()
         let pipelines = try database.pipelines()
         try pipelines.requireProcessors(named: processor)

@@ -18,6 +18,8 @@ struct GenerateCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
+    @OptionGroup var verbosity: VerbosityOptions
+
     @Option(parsing: .unconditional, help: "How many records to write.")
     var count: Int
 
@@ -49,7 +51,7 @@ struct GenerateCommand: AsyncParsableCommand {
                 estimate, for: Format.count(count, "synthetic record"), at: file, instead: "generate fewer with a smaller --count"
             )
         }
-        let console = environment.console
+        let console = verbosity.console(environment.console)
         let reportsProgress = count >= Self.progressFrom
         if reportsProgress {
             console.errorLine("generating \(Format.count(count, "record")), about \(Format.bytes(estimate)) in \(database.databaseName)")
@@ -63,7 +65,7 @@ struct GenerateCommand: AsyncParsableCommand {
             reported = tenth
             console.errorLine("generating: \(Format.count(written)) of \(Format.count(count, "record")) written (\(tenth * 10)%)")
         }
-        environment.console.line(
+        console.line(
             "generated \(Format.count(count, "record")) in \(pipeline.table) (seed \(seed)): "
                 + "\(Format.count(outcome.counts.inserted)) new, \(Format.count(outcome.counts.replaced)) replaced, "
                 + "\(Format.count(outcome.counts.unchanged)) unchanged; \(Format.count(outcome.brokenTotal)) deliberately broken"

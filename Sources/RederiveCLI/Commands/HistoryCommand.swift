@@ -12,6 +12,8 @@ struct HistoryCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
+    @OptionGroup var verbosity: VerbosityOptions
+
     @Option(help: OutputFormat.help)
     var format: OutputFormat = .table
 
@@ -23,7 +25,7 @@ struct HistoryCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let console = database.environment.console
+        let console = verbosity.console(database.environment.console, keepingOutput: format != .table)
         let store = try await database.openForReading()
         let runs = try await store.runs(limit: limit)
         let control = try await ControlReport.read(store)

@@ -21,6 +21,8 @@ struct ImportCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
+    @OptionGroup var verbosity: VerbosityOptions
+
     @Option(parsing: .unconditional, help: ArgumentHelp("Workers that read, check and compress files, up to 8 per core.", valueName: "n"))
     var parallel: Int = ProcessInfo.processInfo.activeProcessorCount
 
@@ -31,8 +33,6 @@ struct ImportCommand: AsyncParsableCommand {
     ))
     var level: Int = 6
 
-    @Flag(help: "Name every file that is skipped, not only the first 20.")
-    var verbose = false
 
     @Argument(help: ArgumentHelp("JSON files or directories that hold them.", valueName: "path"))
     var paths: [String]
@@ -43,7 +43,7 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let console = database.environment.console
+        let console = verbosity.console(database.environment.console)
         let pipeline = try database.singlePipeline(for: "import")
         let files = try Self.importFiles(Self.jsonFiles(in: paths))
         guard !files.isEmpty else {
@@ -68,7 +68,7 @@ struct ImportCommand: AsyncParsableCommand {
     private func importFiles(_ files: [ImportFile], into pipeline: Pipeline, console: Console) async throws {
         let store = try await database.openPreparing(creating: true)
         var importer = FileImporter(files: files, parallelism: parallel, level: Int32(level))
-        importer.listedSkips = verbose ? nil : importer.listedSkips
+        importer.listedSkips = verbosity.verbose ? nil : importer.listedSkips
         let gate = ImportCommitGate()
         let task = Task { try await importer.run(into: store, pipeline: pipeline, console: console, gate: gate) }
         let signals = SignalCancellation(cancelling: task, console: console) {

@@ -12,6 +12,8 @@ struct InvalidateCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
+    @OptionGroup var verbosity: VerbosityOptions
+
     @Option(help: ArgumentHelp("Invalidate this processor's values (repeatable).", valueName: "name"))
     var processor: [String] = []
 
@@ -28,7 +30,7 @@ struct InvalidateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let console = database.environment.console
+        let console = verbosity.console(database.environment.console)
         let store = try await database.openForWriting()
         var pipelines = try database.pipelines()
         if !processor.isEmpty {

@@ -5,7 +5,10 @@ import Logging
 /// pipeline, processor, record). Without it, the engine logs nothing (progress and the summary say what
 /// a person needs), and a database server only that it went out of reach and came back.
 /// `--log-format json` writes each message as one JSON object per line, for a log collector.
+/// `--verbose` logs at `info` when no level is given; `--quiet` only errors.
 struct LoggingOptions: ParsableArguments {
+    @OptionGroup var verbosity: VerbosityOptions
+
     @Option(help: ArgumentHelp(
         "Log on standard error at this level and above.",
         discussion: "Without it, only a PostgreSQL server going out of reach and coming back is logged.",
@@ -19,18 +22,24 @@ struct LoggingOptions: ParsableArguments {
     ))
     var logFormat: LogFormat = .text
 
-    /// The logger commands hand to the engine.
+    func validate() throws {
+        try verbosity.check(logLevel: logLevel)
+    }
+
+    /// The logger commands hand to the engine, at `--log-level`, else at `info` under `--verbose`.
+    /// `console` is the command's own, not the one `--quiet` filters.
     func logger(label: String, console: Console) -> Logger {
-        guard let logLevel else {
+        guard let logLevel = logLevel ?? verbosity.impliedLogLevel else {
             return Logger(label: label, factory: { _ in SwiftLogNoOpLogHandler() })
         }
         return makeLogger(label: label, console: console, level: logLevel)
     }
 
     /// The logger a database server's store gets: at `--log-level`, else at `info`, where such a store
-    /// says only that the server went out of reach (a warning) and that it is back.
+    /// says only that the server went out of reach (a warning) and that it is back; under `--quiet`,
+    /// at `error`.
     func serverLogger(label: String, console: Console) -> Logger {
-        makeLogger(label: label, console: console, level: logLevel ?? .info)
+        makeLogger(label: label, console: console, level: logLevel ?? (verbosity.quiet ? .error : .info))
     }
 
     private func makeLogger(label: String, console: Console, level: Logger.Level) -> Logger {

@@ -17,6 +17,8 @@ struct MigrateCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
+    @OptionGroup var verbosity: VerbosityOptions
+
     @Option(help: ArgumentHelp("Apply migrations up to and including this one.", valueName: "id"))
     var to: String?
 
@@ -40,7 +42,7 @@ struct MigrateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = database.environment
-        let console = environment.console
+        let console = verbosity.console(environment.console)
         guard let migrator = environment.migrator else {
             if let to {
                 throw RederiveError(.unknownName, "no schema migration \"\(to)\": none are registered")

@@ -17,11 +17,13 @@ struct ProjectionsCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
+    @OptionGroup var verbosity: VerbosityOptions
+
     @Flag(help: "Delete every stored projection of the pipelines.")
     var drop = false
 
     func run() async throws {
-        let console = database.environment.console
+        let console = verbosity.console(database.environment.console)
         let pipelines = try database.pipelines().filter { $0.projectionVersion != nil }
         let store = drop ? try await database.openForWriting() : try await database.openForReading()
         guard let projections = store as? any ProjectionStoring else {

@@ -19,6 +19,8 @@ struct ReportCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
+    @OptionGroup var verbosity: VerbosityOptions
+
     @Argument(help: ArgumentHelp("The HTML file to write.", valueName: "path.html"))
     var output: String
 
@@ -36,6 +38,6 @@ struct ReportCommand: AsyncParsableCommand {
         let store = try await database.openForReading()
         let state = try await DatabaseState.read(from: store, pipelines: try database.pipelines(), sampleSize: sample)
         try ReportFile.write(DatabaseStatePage.html(state, database: database.databaseName, redactKeys: redactKeys), to: output)
-        database.environment.console.line("wrote the report to \(output)")
+        verbosity.console(database.environment.console).line("wrote the report to \(output)")
     }
 }

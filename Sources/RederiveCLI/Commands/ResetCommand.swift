@@ -13,11 +13,13 @@ struct ResetCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
+    @OptionGroup var verbosity: VerbosityOptions
+
     @Flag(help: "Confirm that the derived state of the database is to be cleared.")
     var yes = false
 
     func run() async throws {
-        let console = database.environment.console
+        let console = verbosity.console(database.environment.console)
         let pipelines = try database.pipelines()
         guard yes else {
             throw RederiveError(

@@ -16,11 +16,13 @@ struct RestoreCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
+    @OptionGroup var verbosity: VerbosityOptions
+
     @Argument(help: ArgumentHelp("The backup file.", valueName: "path"))
     var backup: String
 
     func run() async throws {
-        let console = database.environment.console
+        let console = verbosity.console(database.environment.console)
         // The store is not opened: its connections would make the restore refuse.
         let file = try database.requireSQLite(for: "restore", alternative: "restore PostgreSQL with pg_restore or psql from a pg_dump")
         let signals = SignalCleanup(console: console, announcement: "restore interrupted; its temporary copy was removed")

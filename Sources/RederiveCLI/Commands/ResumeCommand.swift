@@ -14,8 +14,10 @@ struct ResumeCommand: AsyncParsableCommand {
 
     @OptionGroup var scope: ControlScopeOptions
 
+    @OptionGroup var verbosity: VerbosityOptions
+
     func run() async throws {
-        let console = scope.database.environment.console
+        let console = verbosity.console(scope.database.environment.console)
         let scopes = try scope.scopes()
         let store = try await scope.database.openForWriting()
         for item in scopes {

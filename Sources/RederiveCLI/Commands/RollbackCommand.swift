@@ -20,14 +20,14 @@ struct RollbackCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
+    @OptionGroup var verbosity: VerbosityOptions
+
     @Argument(help: ArgumentHelp("The run to roll back (see `rederive history`).", valueName: "run"))
     var run: Int64
 
-    @Flag(help: "List every skipped record, not only the counts by reason and a few examples.")
-    var verbose = false
 
     func run() async throws {
-        let console = database.environment.console
+        let console = verbosity.console(database.environment.console)
         let store = try await database.openForWriting()
         let report = try await store.rollback(run: run, pipelines: try database.pipelines())
         guard !report.restored.isEmpty || !report.skipped.isEmpty else {
@@ -41,7 +41,7 @@ struct RollbackCommand: AsyncParsableCommand {
             example: { "\($0.key ?? "#\($0.recordID)") \($0.processor)" },
             line: { "skipped \($0.key ?? "#\($0.recordID)") \($0.processor): \($0.reason ?? "")" }
         )
-        for line in skipped.lines(verbose: verbose, hint: "list every skipped record with --verbose") {
+        for line in skipped.lines(verbose: verbosity.verbose, hint: "list every skipped record with --verbose") {
             console.line(line)
         }
     }

@@ -115,7 +115,10 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let console = database.environment.console
+        // Loggers write on the terminal itself; everything else through what --quiet lets pass.
+        let terminal = database.environment.console
+        let quiet = logging.verbosity.quiet
+        let console = logging.verbosity.console(terminal, keepingOutput: progress == .json)
         if safety.backup {
             try database.requireSQLite(for: "run --backup", alternative: "back up PostgreSQL with pg_dump")
         }
@@ -133,7 +136,9 @@ struct RunCommand: AsyncParsableCommand {
         batches.apply(to: &configuration)
         configuration.readsProjections = !noProjection
         if safety.dryRun {
-            return try await safety.preview(database, configuration: configuration, report: report, console: console)
+            return try await safety.preview(
+                database, configuration: configuration, report: report, console: console, verbose: logging.verbosity.verbose
+            )
         }
         if workersOnly {
             try database.requireSharedRuns(for: "run --workers-only")
@@ -145,7 +150,7 @@ struct RunCommand: AsyncParsableCommand {
             )
         }
         let store = try await database.openPreparing(
-            creating: create, serverLogger: logging.serverLogger(label: "rederive.postgres", console: console)
+            creating: create, serverLogger: logging.serverLogger(label: "rederive.postgres", console: terminal)
         )
         if workersOnly, try await store.liveWorkers().isEmpty {
             console.line("no workers are deriving \(database.databaseName): nothing to join")
@@ -161,7 +166,7 @@ struct RunCommand: AsyncParsableCommand {
         configuration.throttles = try await throttles.throttles(on: store, database: database)
         defer { isolated?.shutdown() }
         // JSON progress on a store many workers share also carries the whole run's figures, once per heartbeat.
-        let events = progress.reporter(console: console)
+        let events = (quiet && progress != .json ? ProgressStyle.none : progress).reporter(console: console)
         let shared = progress == .json
             ? (store as? any SharedRunReporting).map { SharedRunProgressLines(events: events, store: $0, console: console) }
             : nil
@@ -179,7 +184,7 @@ struct RunCommand: AsyncParsableCommand {
             pipelines: pipelines,
             configuration: configuration,
             progress: leaseWait,
-            logger: logging.logger(label: "rederive.run", console: console)
+            logger: logging.logger(label: "rederive.run", console: terminal)
         )
         let heartbeat = configuration.leaseDuration / 3
         let following = shared.map { shared in Task { await shared.follow(every: heartbeat) } }
@@ -206,7 +211,7 @@ struct RunCommand: AsyncParsableCommand {
         }
 
         if progress != .json {
-            console.line(Self.describe(summary))
+            console.line(Self.describe(summary, processors: plans.reduce(0) { $0 + $1.selection.count }, pipelines: plans.count))
             if let projections = Self.describe(summary.projections) {
                 console.line(projections)
             }
@@ -262,8 +267,14 @@ struct RunCommand: AsyncParsableCommand {
         return text
     }
 
-    static func describe(_ summary: RunSummary) -> String {
+    /// The summary line, counting records: a record counts once, however many of the run's
+    /// `processors` (over `pipelines`) derived it; `derived` when a value of one changed, `failed` when
+    /// one failed. `rederive failures` lists one entry per record and processor.
+    static func describe(_ summary: RunSummary, processors: Int, pipelines: Int) -> String {
         let counts = summary.counts
+        let scope = processors > 1
+            ? ", each counted once across \(Format.count(processors, "processor"))" + (pipelines > 1 ? " of \(pipelines) pipelines" : "")
+            : ""
         var parts = [
             "\(Format.count(counts.derived)) derived",
             "\(Format.count(counts.unchanged)) unchanged",
@@ -272,7 +283,7 @@ struct RunCommand: AsyncParsableCommand {
         if counts.skipped > 0 {
             parts.append("\(Format.count(counts.skipped)) skipped (not committed: the payload changed, or the lease was lost, during the run)")
         }
-        var text = "run \(summary.runID) \(summary.status.rawValue): " + parts.joined(separator: ", ")
+        var text = "run \(summary.runID) \(summary.status.rawValue): \(Format.count(counts.total, "record"))\(scope): " + parts.joined(separator: ", ")
             + " in \(Format.seconds(summary.elapsed.secondsValue)) (\(Format.rate(summary.rate)) records/s)"
         if summary.transientRetries > 0 {
             text += "; \(Format.count(summary.transientRetries, "claim or commit", plural: "claims or commits")) tried again after a transient database error"

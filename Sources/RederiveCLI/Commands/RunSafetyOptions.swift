@@ -17,13 +17,9 @@ struct RunSafetyOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("With --dry-run, derive only the first N stale records.", valueName: "N"))
     var sample: Int?
 
-    @Flag(help: "With --dry-run, list every failure a run would record, not only counts and a few examples.")
-    var verbose = false
-
     func validate() throws {
         try ValueBounds.records.check(sample, "--sample")
         if sample != nil, !dryRun { throw ValidationError("--sample needs --dry-run") }
-        if verbose, !dryRun { throw ValidationError("--verbose needs --dry-run") }
         if dryRun, backup { throw ValidationError("--dry-run writes nothing; it takes no --backup") }
         try ValueBounds.backups.check(keepBackups, "--keep-backups")
     }
@@ -59,8 +55,11 @@ struct RunSafetyOptions: ParsableArguments {
         return false
     }
 
-    /// Previews the run instead of running it: the store is opened read-only.
-    func preview(_ database: DatabaseOptions, configuration: Runner.Configuration, report file: DryRunReportOptions, console: Console) async throws {
+    /// Previews the run instead of running it: the store is opened read-only. `verbose` lists every
+    /// failure a run would record, not only counts and a few examples.
+    func preview(
+        _ database: DatabaseOptions, configuration: Runner.Configuration, report file: DryRunReportOptions, console: Console, verbose: Bool
+    ) async throws {
         let store = try await database.openForReading()
         let dryRun = DryRun(store: store, pipelines: try database.pipelines(), configuration: configuration, sample: sample)
         let report = try await file.run(dryRun, history: store, database: database.databaseName, console: console)

@@ -14,11 +14,13 @@ struct StatusCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
+    @OptionGroup var verbosity: VerbosityOptions
+
     @Option(help: OutputFormat.help)
     var format: OutputFormat = .table
 
     func run() async throws {
-        let console = database.environment.console
+        let console = verbosity.console(database.environment.console, keepingOutput: format != .table)
         let store = try await database.openForReading()
         var statuses: [ProcessorStatus] = []
         var sources: [[String]] = []
@@ -64,7 +66,8 @@ struct StatusCommand: AsyncParsableCommand {
                 }
             )
         case .table:
-            console.line("\(database.databaseName): \(Format.count(records, "record"))")
+            // Each processor's row counts records: the failed column summed counts record × processor failures.
+            console.line("\(database.databaseName): \(Format.count(records, "record")); each processor's counts below are of records")
             console.line(Format.table(
                 ["pipeline", "processor", "version", "derives from"] + RecordState.allCases.map(\.name),
                 zip(statuses, sources).map { status, sources in

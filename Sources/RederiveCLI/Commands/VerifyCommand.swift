@@ -21,6 +21,8 @@ struct VerifyCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
+    @OptionGroup var verbosity: VerbosityOptions
+
     @Flag(help: "Verify every record (the default).")
     var all = false
 
@@ -30,8 +32,6 @@ struct VerifyCommand: AsyncParsableCommand {
     @Option(help: OutputFormat.help)
     var format: OutputFormat = .table
 
-    @Flag(help: "In the table, list every value that differs, not only the first few of each processor and column.")
-    var verbose = false
 
     @Option(parsing: .unconditional, help: "Workers that inflate, decode and derive at once, up to 8 per core.")
     var parallel: Int = ProcessInfo.processInfo.activeProcessorCount
@@ -53,7 +53,7 @@ struct VerifyCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let console = database.environment.console
+        let console = verbosity.console(database.environment.console, keepingOutput: format != .table)
         let store = try await database.openForReading()
         if projections {
             return try await verifyProjections(store, console: console)
@@ -92,7 +92,7 @@ struct VerifyCommand: AsyncParsableCommand {
                 }
             )
         case .table:
-            let shown = verbose ? report.differences : Self.firstOfEachColumn(report.differences)
+            let shown = verbosity.verbose ? report.differences : Self.firstOfEachColumn(report.differences)
             if !shown.isEmpty {
                 console.line(Format.table(
                     ["key", "processor", "column", "stored", "derived", "state"],

@@ -24,7 +24,8 @@ enum DryRunText {
         if report.failures.isEmpty {
             lines.append("no failures would be recorded")
         } else {
-            lines.append("\(Format.count(report.failures.count)) \(Format.noun(report.failures.count, "failure")) would be recorded:")
+            // One failure per record and processor, where the headline counts records.
+            lines.append("\(Format.count(report.failures.count)) \(Format.noun(report.failures.count, "failure")) (one per record and processor) would be recorded:")
             let failures = RecordListSummary(
                 items: report.failures,
                 reason: { "\($0.processor) \($0.kind.rawValue) failures" },
