@@ -26,7 +26,9 @@ struct WorkerCommand: AsyncParsableCommand {
     func run() async throws {
         // Ctrl-C reaches the whole process group: the parent stops the run, and its workers end
         // when it closes their input, not mid-record as if they had crashed.
-        ProcessSignals.ignore()
+        ProcessSignals.leaveToCommand()
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
         let pipeline = try CommandEnvironment.current.registry.pipeline(named: pipeline)
         let codec = PayloadCodec(maximumSize: maxPayloadBytes)
         while let frame = Frames.receive(from: 0, maximum: WorkerMessages.maximumFrame) {

@@ -27,14 +27,14 @@ enum ProcessSignals {
         var firstTaken = false
         /// Whether the first signal waits for a responder.
         var waiting = false
-        /// Whether signals are ignored: an isolated worker's, whose parent ends it.
-        var ignoring = false
+        /// Whether the command handles signals itself (``leaveToCommand()``).
+        var leftToCommand = false
     }
 
     private enum Action {
         case respond(@Sendable () -> Void)
-        /// Nothing: the signal is ignored.
-        case wait
+        /// Nothing: the command handles the signal itself.
+        case nothing
         /// The signal waits for a responder, ``responderGrace`` at most.
         case waitAWhile
         case endNow
@@ -70,11 +70,13 @@ enum ProcessSignals {
         if waited { endNow() }
     }
 
-    /// Ignores SIGINT and SIGTERM from now on: an isolated worker's parent ends it by closing its input.
-    static func ignore() {
-        state.withLock { $0.ignoring = true }
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
+    /// Leaves SIGINT and SIGTERM to the command from now on: `watch` stops through its service group,
+    /// and an isolated worker ignores them (its parent ends it by closing its input).
+    static func leaveToCommand() {
+        // A mounted command's handling ends with it; a later command's must not be left to this one.
+        state.withLock { state in
+            if state.permanent { state.leftToCommand = true }
+        }
     }
 
     /// What the first signal does while the command runs, until ``stopResponding()``: `respond` runs
@@ -123,7 +125,7 @@ enum ProcessSignals {
 
     private static func received(_ number: Int32) {
         let action = state.withLock { state -> Action in
-            guard !state.ignoring else { return .wait }
+            guard !state.leftToCommand else { return .nothing }
             ReceivedSignal.record(number)
             guard !state.firstTaken else { return .endNow }
             if let responder = state.responder {
@@ -139,7 +141,7 @@ enum ProcessSignals {
         case .respond(let responder):
             // Off the signal's queue: a responder may wait for a step to finish, and a second signal must still end the process.
             Thread.detachNewThread { responder() }
-        case .wait:
+        case .nothing:
             break
         case .waitAWhile:
             // A command that cannot register (its database locked by another program, say) still ends.
