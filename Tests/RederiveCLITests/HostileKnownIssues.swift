@@ -51,15 +51,5 @@ struct HostileKnownIssue: Sendable {
     ]
 
     /// The signal cases known to fail, by command.
-    static let signalled: [HostileKnownIssue] = [
-        // Intermittent: a signal that comes after the command finished finds nothing to break.
-        HostileKnownIssue(
-            item: 6, why: "backup dies by a signal before its handler is installed; an interrupted restore exits 1, not by the signal's status", commands: ["backup", "restore"],
-            intermittent: true
-        ),
-        HostileKnownIssue(
-            item: 6, why: "a signal in the first tenth of a second kills the process: the handlers are installed after startup",
-            commands: ["run", "import", "export"], intermittent: true
-        ),
-    ]
+    static let signalled: [HostileKnownIssue] = []
 }

@@ -31,7 +31,12 @@ struct BackupCommand: AsyncParsableCommand {
         }
         let signals = SignalCleanup(console: console, announcement: "backup interrupted; no backup was written")
         defer { signals.stop() }
-        let report = try await DatabaseBackup.create(of: file, to: to, replacing: force)
+        let report: DatabaseBackup.Report
+        do {
+            report = try await DatabaseBackup.create(of: file, to: to, replacing: force)
+        } catch {
+            try await signals.rethrow(error)
+        }
         console.line("backed up \(file) to \(report.path) (verified: \(BackupCommand.describe(report.tables)))")
     }
 

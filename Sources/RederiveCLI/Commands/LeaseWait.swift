@@ -48,6 +48,9 @@ final class LeaseWait: ProgressReporter {
     /// Whether the run started: the wait, if any, is over and records may have been committed.
     var hasStarted: Bool { state.withLock { $0.started } }
 
+    /// Whether the run waited for another process's lease.
+    var hasWaited: Bool { state.withLock { $0.checking != nil } }
+
     func report(_ event: ProgressEvent) {
         switch event {
         case .waiting(let holder):

@@ -91,6 +91,8 @@ public struct RederiveCommand: AsyncParsableCommand {
     public static func main(
         pipelines: [Pipeline], samples: [SampleSource] = [], migrations: [SchemaMigration] = [], stores: [any StoreOpener] = []
     ) async {
+        // First of all: a signal from now on never ends the process by itself, but with 130 or 143.
+        ProcessSignals.takeOver()
         let environment: CommandEnvironment
         do {
             environment = try processEnvironment(
@@ -157,6 +159,10 @@ public struct RederiveCommand: AsyncParsableCommand {
             }
             do {
                 var command = try await asyncParseAsRoot(arguments)
+                if command is any StopsCleanlyOnSignal {
+                    // It registers its own handling once its store is open: a signal before waits for it.
+                    ProcessSignals.deferUntilResponding()
+                }
                 if var asyncCommand = command as? any AsyncParsableCommand {
                     try await asyncCommand.run()
                 } else {

@@ -27,7 +27,12 @@ struct RestoreCommand: AsyncParsableCommand {
         let file = try database.requireSQLite(for: "restore", alternative: "restore PostgreSQL with pg_restore or psql from a pg_dump")
         let signals = SignalCleanup(console: console, announcement: "restore interrupted; its temporary copy was removed")
         defer { signals.stop() }
-        let tables = try await DatabaseRestore.restore(backup, over: file)
+        let tables: [String: Int]
+        do {
+            tables = try await DatabaseRestore.restore(backup, over: file)
+        } catch {
+            try await signals.rethrow(error)
+        }
         console.line("restored \(file) from \(backup) (\(BackupCommand.describe(tables)))")
     }
 }

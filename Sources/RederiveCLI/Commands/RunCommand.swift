@@ -136,6 +136,8 @@ struct RunCommand: AsyncParsableCommand {
         batches.apply(to: &configuration)
         configuration.readsProjections = !noProjection
         if safety.dryRun {
+            // A preview writes nothing and has no signal handling of its own: a signal ends it at once.
+            ProcessSignals.stopDeferring()
             return try await safety.preview(
                 database, configuration: configuration, report: report, console: console, verbose: logging.verbosity.verbose
             )
@@ -200,8 +202,10 @@ struct RunCommand: AsyncParsableCommand {
             if let outcome = leaseWait.outcome { return try endWithoutRun(outcome, console: console) }
             guard signals.hasStopped else { throw error }
             if !leaseWait.hasStarted {
-                // Ctrl-C while waiting for another process's lease: nothing started, nothing was derived.
-                console.errorLine("rederive: interrupted while waiting for another process's lease; nothing was derived")
+                // Ctrl-C while waiting for another process's lease, or before the run began: nothing was derived.
+                console.errorLine(
+                    "rederive: interrupted \(leaseWait.hasWaited ? "while waiting for another process's lease" : "before the run started"); nothing was derived"
+                )
             } else if !(error is CancellationError) {
                 // Stopped by the signal before the run could end cleanly (the database out of reach, say):
                 // what was committed stays, and the next run resumes. The signal's status, and why in one line.

@@ -34,7 +34,12 @@ struct RunSafetyOptions: ParsableArguments {
         }
         let signals = SignalCleanup(console: console, announcement: "interrupted while backing up; no backup was written, and nothing was derived")
         defer { signals.stop() }
-        let report = try await BackupRotation(database: path, keep: keepBackups).backUp()
+        let report: DatabaseBackup.Report
+        do {
+            report = try await BackupRotation(database: path, keep: keepBackups).backUp()
+        } catch {
+            try await signals.rethrow(error)
+        }
         console.errorLine("backed up to \(report.path)")
     }
 

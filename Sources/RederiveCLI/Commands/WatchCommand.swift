@@ -87,6 +87,8 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // SIGTERM and SIGINT stop the watcher through its service group, or its wait for the database.
+        ProcessSignals.leaveToCommand()
         let console = database.environment.console
         if let file = database.sqliteFile, !FileManager.default.fileExists(atPath: file) {
             throw RederiveError(.file, "no database at \(file) (create one with rederive import or rederive generate)")

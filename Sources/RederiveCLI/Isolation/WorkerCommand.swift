@@ -26,6 +26,7 @@ struct WorkerCommand: AsyncParsableCommand {
     func run() async throws {
         // Ctrl-C reaches the whole process group: the parent stops the run, and its workers end
         // when it closes their input, not mid-record as if they had crashed.
+        ProcessSignals.leaveToCommand()
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
         let pipeline = try CommandEnvironment.current.registry.pipeline(named: pipeline)

@@ -1,11 +1,9 @@
-@preconcurrency import Dispatch
 import Foundation
 
-/// Cancels a task on SIGINT or SIGTERM, so that a run stops cleanly between records.
-/// A second signal ends the process at once.
+/// Cancels a task on SIGINT or SIGTERM, so that a run stops cleanly between records; a signal that
+/// came before, while the command was starting, cancels it at once. A second signal ends the process
+/// at once (``ProcessSignals``).
 final class SignalCancellation: Sendable {
-    private let sources: [any DispatchSourceSignal]
-
     /// The status to exit with once the task has stopped: 143 after SIGTERM, else 130.
     var exitStatus: Int32 { ReceivedSignal.exitStatus }
 
@@ -23,26 +21,14 @@ final class SignalCancellation: Sendable {
     /// - Parameter announcing: Called when the first signal comes, before the task is cancelled:
     ///   what happens to the work in flight, as it stands then.
     init(cancelling task: Task<some Sendable, any Error>, console: Console, announcing: @escaping @Sendable () -> String) {
-        sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                ReceivedSignal.record(number)
-                console.errorLine("\nrederive: \(announcing()) (signal again to quit now)")
-                signal(number, SIG_DFL)
-                task.cancel()
-            }
-            source.resume()
-            return source
+        ProcessSignals.respond {
+            console.errorLine("\nrederive: \(announcing()) (signal again to quit now)")
+            task.cancel()
         }
     }
 
-    /// Restores the default signal behaviour.
+    /// Ends the handling: a later signal is the process's again.
     func stop() {
-        for source in sources {
-            source.cancel()
-        }
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
+        ProcessSignals.stopResponding()
     }
 }

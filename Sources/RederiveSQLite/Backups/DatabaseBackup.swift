@@ -72,7 +72,7 @@ public enum DatabaseBackup {
         guard found == expected else {
             throw RederiveError(.database, "backup \(destination) does not hold the rows of \(source) (\(difference(expected, found)))")
         }
-        try AtomicFile.install(temporary, at: destination)
+        try FinishingStep.run { try AtomicFile.install(temporary, at: destination) }
         return Report(path: destination, tables: found)
     }
 

@@ -38,7 +38,7 @@ public enum DatabaseRestore {
         }
         let counts = try DatabaseBackup.verify(staged, naming: backup)
         guard FileManager.default.fileExists(atPath: database) else {
-            try AtomicFile.install(staged, at: database)
+            try FinishingStep.run { try AtomicFile.install(staged, at: database) }
             return counts
         }
         let install = {
@@ -47,11 +47,14 @@ public enum DatabaseRestore {
             unlink(database + "-shm")
             try AtomicFile.install(staged, at: database)
         }
-        do {
-            try withSoleAccess(to: database, lockTimeout: lockTimeout, install)
-        } catch let error as RederiveError where error.code == .database && isDamagedDatabase(database) {
-            // A database too damaged for SQLite to lock is what a restore is for; no connection can use it.
-            try install()
+        // One step from leaving WAL mode to the rename: a signal ends the restore before it or after it.
+        try FinishingStep.run {
+            do {
+                try withSoleAccess(to: database, lockTimeout: lockTimeout, install)
+            } catch let error as RederiveError where error.code == .database && isDamagedDatabase(database) {
+                // A database too damaged for SQLite to lock is what a restore is for; no connection can use it.
+                try install()
+            }
         }
         return counts
     }
