@@ -79,6 +79,8 @@ struct PayloadExporter {
                 do throws(RederiveError) {
                     saved = try ExportFile.save(json, to: path, replacing: replacing)
                 } catch {
+                    // The files finished so far stay, their names synced, as an export's end syncs them.
+                    try? AtomicFile.sync(directory)
                     throw RederiveError(error.code, "\(error.message); \(Self.stopped(outcome))")
                 }
                 guard saved else {
