@@ -58,14 +58,19 @@ extension MemoryStore {
         }
     }
 
-    /// Recorded runs, newest first, at most `limit` of them.
+    /// Recorded runs, newest first, at most `limit` of them. A run whose process is gone shows as
+    /// interrupted, with what it committed (``OrphanedRun``).
     public func runs(limit: Int?) async throws -> [RunHistoryEntry] {
         state.withLock { state in
-            state.runs.reversed().prefix(limit.flatMap { $0 >= 0 ? $0 : nil } ?? .max).map { run in
-                RunHistoryEntry(
+            let live = state.runsDerivedByLiveLeases(now: Date())
+            return state.runs.reversed().prefix(limit.flatMap { $0 >= 0 ? $0 : nil } ?? .max).map { run in
+                let recorded = RunHistoryEntry(
                     id: run.id, startedAt: run.startedAt, endedAt: run.endedAt, status: run.status, processors: run.processors,
                     counts: run.counts
                 )
+                return OrphanedRun.shown(recorded, derivedByLiveLease: live.contains(run.id)) {
+                    (run.counts, state.lastCommit(of: run.id))
+                }
             }
         }
     }
@@ -86,16 +91,27 @@ extension MemoryStore {
         }
     }
 
-    /// Records as interrupted every run still `running` that no unexpired lease derives: it ended
-    /// when it committed last.
+    /// Records as interrupted every run still `running` whose process is gone (``OrphanedRun``): it
+    /// ended when it committed last.
     static func interruptOrphanedRuns(_ state: inout MemoryState, now: Date) {
-        for index in state.runs.indices where state.runs[index].status == .running {
-            let id = state.runs[index].id
-            guard !state.leases.contains(where: { $0.value.runID == id && $0.value.expiresAt > now }) else { continue }
-            let lastCommit = (state.stamps.values.filter { $0.runID == id }.map(\.derivedAt)
-                + state.failures.values.filter { $0.runID == id }.map(\.failedAt)).max()
+        let live = state.runsDerivedByLiveLeases(now: now)
+        for index in state.runs.indices where OrphanedRun.isOrphaned(state.runs[index].status, derivedByLiveLease: live.contains(state.runs[index].id)) {
             state.runs[index].status = .interrupted
-            state.runs[index].endedAt = lastCommit ?? state.runs[index].startedAt
+            state.runs[index].endedAt = state.lastCommit(of: state.runs[index].id) ?? state.runs[index].startedAt
         }
+    }
+}
+
+extension MemoryState {
+    /// The runs that a live lease derives (``OrphanedRun/isLive(unexpired:worker:)``).
+    func runsDerivedByLiveLeases(now: Date) -> Set<Int64> {
+        Set(leases.values.compactMap { lease in
+            OrphanedRun.isLive(unexpired: lease.expiresAt > now, worker: lease.worker) ? lease.runID : nil
+        })
+    }
+
+    /// When run `id` last committed a stamp or a failure; nil when it committed nothing.
+    func lastCommit(of id: Int64) -> Date? {
+        (stamps.values.filter { $0.runID == id }.map(\.derivedAt) + failures.values.filter { $0.runID == id }.map(\.failedAt)).max()
     }
 }

@@ -60,4 +60,46 @@ struct KilledRunTests {
             #expect((second["derived"] as? Int ?? 0) + (second["failed"] as? Int ?? 0) == 400 - handled, "\(second)")
         }
     }
+
+    @Test func statusAndHistoryShowAKilledRunInterruptedAtOnceWithoutWriting() async throws {
+        let payloads = (0..<400).map { TrapFixtureCorpus.payload(label: "good-\($0)", index: $0) }
+        try await TrapFixtureCorpus.with(payloads) { directory, database in
+            let killed = try RederiveProcess.start(
+                ["run", "--db", database, "--max-rate", "20", "--batch-size", "10", "--progress", "json"],
+                in: directory, program: Self.program
+            )
+            _ = try await killed.waitForOutput { $0.components(separatedBy: "\"event\":\"progress\"").count > 4 }
+            killed.kill()
+            let outcome = try await killed.wait()
+            #expect(outcome.signaled && outcome.status == SIGKILL, "\(outcome.status): \(outcome.errors)")
+            let derived = try await DatabaseQueue(path: database).read { db in
+                try Int.fetchOne(db, sql: "SELECT count(DISTINCT record_id) FROM rederive_stamps WHERE run_id = (SELECT max(id) FROM rederive_runs)") ?? 0
+            }
+            #expect(derived > 0 && derived < 400, "\(derived) records derived")
+
+            // Its lease has not expired, but its process is gone: no later run is needed to say so.
+            let history = try await RederiveProcess.run(["history", "--db", database, "--format", "json"], in: directory, program: Self.program)
+            #expect(history.status == 0, "\(history.errors)")
+            let runs = try #require(try JSONSerialization.jsonObject(with: Data(history.output.utf8)) as? [[String: Any]], "\(history.output)")
+            let shown = try #require(runs.first, "\(runs)")
+            #expect(shown["status"] as? String == "interrupted", "\(shown)")
+            #expect(shown["derived"] as? Int == derived, "\(shown)")
+            #expect(shown["endedAt"] is String, "\(shown)")
+
+            let status = try await RederiveProcess.run(["status", "--db", database, "--format", "json"], in: directory, program: Self.program)
+            #expect(status.status == 0, "\(status.errors)")
+            let control = try #require(
+                (try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any])?["control"] as? [String: Any], "\(status.output)"
+            )
+            #expect((control["runs"] as? [Any])?.isEmpty == true, "\(control)")
+            let table = try await RederiveProcess.run(["status", "--db", database], in: directory, program: Self.program)
+            #expect(!table.output.contains("running"), "\(table.output)")
+
+            // Read-only commands wrote nothing: the database still records the run as running.
+            let recorded = try await DatabaseQueue(path: database).read { db in
+                try String.fetchOne(db, sql: "SELECT status FROM rederive_runs ORDER BY id DESC LIMIT 1")
+            }
+            #expect(recorded == "running")
+        }
+    }
 }

@@ -90,20 +90,29 @@ struct ExportCommand: AsyncParsableCommand {
             throw RederiveError(.file, "cannot create directory \(directory)", underlying: error)
         }
         let verbose = verbosity.verbose
+        // With --verbose every skipped record is told as it is met. Otherwise the first few are told
+        // once the export ends: an export that stops on an error (a full disk) says only that, in one
+        // line, and the next export lists them.
         let task = Task {
-            var listed = 0
-            return try await exporter.run { record, reason in
-                listed += 1
-                if verbose || listed <= Self.skippedListed {
-                    console.errorLine("rederive: skipped \(record): \(reason)")
+            var listed: [String] = []
+            let outcome = try await exporter.run { record, reason in
+                let line = "rederive: skipped \(record): \(reason)"
+                if verbose {
+                    console.errorLine(line)
+                } else if listed.count < Self.skippedListed {
+                    listed.append(line)
                 }
             }
+            return (outcome, listed)
         }
         let signals = SignalCancellation(
             cancelling: task, console: console, announcement: "stopping; the files written so far stay"
         )
         defer { signals.stop() }
-        let outcome = try await task.value
+        let (outcome, listed) = try await task.value
+        for line in listed {
+            console.errorLine(line)
+        }
         let exported = "\(Format.count(outcome.exported)) \(outcome.exported == 1 ? "record" : "records")"
         if outcome.interrupted {
             console.errorLine("rederive: export interrupted after \(exported); each file written is whole")

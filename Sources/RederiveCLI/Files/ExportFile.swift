@@ -31,13 +31,14 @@ enum ExportFile {
 
     /// Writes `bytes` to `path` whole or not at all: into a temporary file beside it, synced, then
     /// moved into place. Without `replacing`, a file already at `path` is left alone and false returned.
-    /// The directory is synced by the caller, once all its files are written.
+    /// The directory is synced by the caller, once all its files are written. A failure names `path`
+    /// and why (``writeFailure(_:code:)``), and leaves no temporary file.
     static func save(_ bytes: [UInt8], to path: String, replacing: Bool) throws(RederiveError) -> Bool {
         let temporary = AtomicFile.temporaryPath(beside: path)
         defer { unlink(temporary) }
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o644)
         guard descriptor >= 0 else {
-            throw RederiveError(.file, "cannot create \(temporary): \(String(cString: strerror(errno)))")
+            throw writeFailure(path, code: errno)
         }
         var written = 0
         while written < bytes.count {
@@ -46,19 +47,33 @@ enum ExportFile {
             }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else {
-                let reason = String(cString: strerror(errno))
+                // A write that returns 0 wrote nothing: only a full disk does that to a regular file.
+                let code = count == 0 ? ENOSPC : errno
                 close(descriptor)
-                throw RederiveError(.file, "cannot write \(temporary): \(reason)")
+                throw writeFailure(path, code: code)
             }
             written += count
         }
         guard close(descriptor) == 0 else {
-            throw RederiveError(.file, "cannot write \(temporary): \(String(cString: strerror(errno)))")
+            throw writeFailure(path, code: errno)
         }
         if replacing {
             try AtomicFile.install(temporary, at: path, syncingDirectory: false)
             return true
         }
         return try AtomicFile.installNew(temporary, at: path, syncingDirectory: false)
+    }
+
+    /// Why `path` could not be written, for a person: no room (a full disk, a quota, a file size
+    /// limit) is named as such; anything else in the system's own words. It names the file the user
+    /// asked for, not the hidden temporary one, which is gone by then.
+    static func writeFailure(_ path: String, code: Int32) -> RederiveError {
+        let directory = (path as NSString).deletingLastPathComponent
+        return switch code {
+        case ENOSPC: RederiveError(.file, "the disk is full: no room to write \(path) (the disk holding \(directory) has no space left)")
+        case EDQUOT: RederiveError(.file, "the disk quota is used up: no room to write \(path)")
+        case EFBIG: RederiveError(.file, "no room to write \(path): it would be larger than this process may write (a file size limit)")
+        default: RederiveError(.file, "cannot write \(path): \(String(cString: strerror(code)))")
+        }
     }
 }

@@ -75,7 +75,15 @@ struct PayloadExporter {
                     continue
                 }
                 let path = (directory as NSString).appendingPathComponent(name)
-                guard try ExportFile.save(json, to: path, replacing: replacing) else {
+                let saved: Bool
+                do throws(RederiveError) {
+                    saved = try ExportFile.save(json, to: path, replacing: replacing)
+                } catch {
+                    // The files finished so far stay, their names synced, as an export's end syncs them.
+                    try? AtomicFile.sync(directory)
+                    throw RederiveError(error.code, "\(error.message); \(Self.stopped(outcome))")
+                }
+                guard saved else {
                     try AtomicFile.sync(directory)
                     throw RederiveError(
                         .file,
@@ -89,6 +97,13 @@ struct PayloadExporter {
         }
         try AtomicFile.sync(directory)
         return outcome
+    }
+
+    /// What an export that stops on an error did before: the files it finished are whole, and no
+    /// temporary file is left.
+    private static func stopped(_ outcome: Outcome) -> String {
+        "stopped after \(outcome.exported) \(outcome.exported == 1 ? "file" : "files"), each whole"
+            + (outcome.skipped > 0 ? " (\(outcome.skipped) \(outcome.skipped == 1 ? "record" : "records") skipped; export again to list \(outcome.skipped == 1 ? "it" : "them"))" : "")
     }
 
     /// A record's file name and contents, or why it has none: no key, a key no file name can hold, no

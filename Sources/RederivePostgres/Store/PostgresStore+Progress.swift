@@ -10,14 +10,17 @@ extension PostgresStore: SharedRunReporting {
     /// A worker that has committed nothing for this long has no recent rate.
     static let recentRateHorizon = 30
 
-    /// Every run recorded as running, oldest first, with its workers' shares; a worker whose lease is
-    /// gone keeps its share, without a process or a heartbeat.
+    /// Every run recorded as running that a live lease still derives (one whose workers are all gone
+    /// shows as interrupted: ``OrphanedRun``), oldest first, with its workers' shares; a worker whose
+    /// lease is gone keeps its share, without a process or a heartbeat.
     public func runsInProgress() async throws -> [SharedRunProgress] {
         let logger = self.logger
         return try await withConnection("read") { connection in
+            let live = try await Self.runsDerivedByLiveLeases(connection, logger)
             let runs = try await connection.query("""
                 SELECT id, started_at, pending::text FROM rederive_runs WHERE status = 'running' ORDER BY id
                 """, logger: logger).collect { row in try row.decode((Int64, Date, String?).self) }
+                .filter { !OrphanedRun.isOrphaned(.running, derivedByLiveLease: live.contains($0.0)) }
             guard !runs.isEmpty else { return [] }
             var statement = SQLStatement()
             statement.sql = """

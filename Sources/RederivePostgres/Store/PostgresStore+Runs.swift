@@ -79,12 +79,14 @@ extension PostgresStore {
     /// Records as `interrupted` every run still `running` whose workers are all gone: no lease that
     /// has not expired is attached to it. Its workers were killed or cut off past their leases' expiry
     /// and never came to ``finishRun(_:status:counts:lease:)``; its counts are already right, since
-    /// every commit added its own. Called under the runs' advisory lock, where a run is started and
-    /// its first lease attached in one transaction.
+    /// every commit added its own. It ended when it committed last (when it started, if it committed
+    /// nothing), as ``runs(limit:)`` showed it (``OrphanedRun``). Called under the runs' advisory lock,
+    /// where a run is started and its first lease attached in one transaction.
     static func interruptOrphanedRuns(_ connection: PostgresConnection, _ logger: Logger) async throws {
         var interrupt = SQLStatement()
         interrupt.sql = """
-            UPDATE rederive_runs r SET status = \(interrupt.bind(RunStatus.interrupted.rawValue)), ended_at = now()
+            UPDATE rederive_runs r SET status = \(interrupt.bind(RunStatus.interrupted.rawValue)),
+                ended_at = coalesce((SELECT max(s.committed_at) FROM rederive_run_shares s WHERE s.run_id = r.id), r.started_at)
             WHERE r.status = \(interrupt.bind(RunStatus.running.rawValue))
             AND NOT EXISTS (SELECT 1 FROM rederive_leases l WHERE l.run_id = r.id AND l.expires_at > clock_timestamp())
             """
@@ -133,34 +135,52 @@ extension PostgresStore {
         try await connection.run(end, logger: logger)
     }
 
-    /// The recorded runs, newest first.
+    /// The recorded runs, newest first. A run whose workers are all gone shows as interrupted, with
+    /// what it committed (``OrphanedRun``); nothing is written.
     public func runs(limit: Int?) async throws -> [RunHistoryEntry] {
         var statement = SQLStatement()
         statement.sql = """
             SELECT r.id, r.started_at, r.ended_at, r.status, r.processors::text,
                 r.derived + coalesce(s.derived, 0), r.unchanged + coalesce(s.unchanged, 0),
-                r.failed + coalesce(s.failed, 0), r.skipped + coalesce(s.skipped, 0)
+                r.failed + coalesce(s.failed, 0), r.skipped + coalesce(s.skipped, 0), s.committed_at
             FROM (SELECT * FROM rederive_runs ORDER BY id DESC LIMIT \(statement.bind(Int64(limit ?? Int(Int32.max))))) r
             LEFT JOIN LATERAL (
                 SELECT sum(derived)::bigint AS derived, sum(unchanged)::bigint AS unchanged,
-                    sum(failed)::bigint AS failed, sum(skipped)::bigint AS skipped
+                    sum(failed)::bigint AS failed, sum(skipped)::bigint AS skipped, max(committed_at) AS committed_at
                 FROM rederive_run_shares WHERE run_id = r.id
             ) s ON true
             ORDER BY r.id DESC
             """
         let logger = self.logger
         return try await withConnection("read") { [statement] connection in
-            try await connection.run(statement, logger: logger).collect { row in
-                let (id, started, ended, status, processors, derived, unchanged, failed, skipped) = try row.decode(
-                    (Int64, Date, Date?, String, String, Int64, Int64, Int64, Int64).self
+            let live = try await Self.runsDerivedByLiveLeases(connection, logger)
+            return try await connection.run(statement, logger: logger).collect { row in
+                let (id, started, ended, status, processors, derived, unchanged, failed, skipped, lastCommit) = try row.decode(
+                    (Int64, Date, Date?, String, String, Int64, Int64, Int64, Int64, Date?).self
                 )
-                return RunHistoryEntry(
+                let counts = RunCounts(derived: Int(derived), unchanged: Int(unchanged), failed: Int(failed), skipped: Int(skipped))
+                let recorded = RunHistoryEntry(
                     id: id, startedAt: started, endedAt: ended, status: RunStatus(rawValue: status) ?? .failed,
                     processors: (try? JSONDecoder().decode([ProcessorVersion].self, from: Data(processors.utf8))) ?? [],
-                    counts: RunCounts(derived: Int(derived), unchanged: Int(unchanged), failed: Int(failed), skipped: Int(skipped))
+                    counts: counts
                 )
+                // Every commit added its own counts: they are what the run committed.
+                return OrphanedRun.shown(recorded, derivedByLiveLease: live.contains(id)) { (counts, lastCommit) }
             }
         }
+    }
+
+    /// The runs that a live lease derives (``OrphanedRun/isLive(unexpired:worker:)``).
+    static func runsDerivedByLiveLeases(_ connection: PostgresConnection, _ logger: Logger) async throws -> Set<Int64> {
+        let leases = try await connection.query("""
+            SELECT run_id, host, process_id, process_start, expires_at > clock_timestamp()
+            FROM rederive_leases WHERE run_id IS NOT NULL
+            """, logger: logger).collect { row in
+            let (runID, host, processID, start, unexpired) = try row.decode((Int64, String, Int32, String?, Bool).self)
+            let worker = WorkerIdentity(host: host, processID: processID, start: start.flatMap(ProcessStart.init))
+            return OrphanedRun.isLive(unexpired: unexpired, worker: worker) ? runID : nil
+        }
+        return Set(leases.compactMap { $0 })
     }
 }
 #endif

@@ -185,7 +185,7 @@ public final class SQLiteStore: RecordStore {
         let keep = replacedValuesRunLimit
         return try await write { db in
             // The caller holds the lease: a run still recorded as running lost its process.
-            try OrphanedRuns.interrupt(db)
+            try OrphanedRuns.interrupt(db, holding: lease.token)
             try db.execute(
                 sql: "INSERT INTO rederive_runs (started_at, status, processors) VALUES (?, ?, ?)",
                 arguments: [now, RunStatus.running.rawValue, processorsJSON]
@@ -200,7 +200,8 @@ public final class SQLiteStore: RecordStore {
         }
     }
 
-    /// The recorded runs, newest first.
+    /// The recorded runs, newest first. A run whose process is gone shows as interrupted, with what it
+    /// committed (``OrphanedRun``); nothing is written.
     public func runs(limit: Int?) async throws -> [RunHistoryEntry] {
         try await read { db in
             let rows = try Row.fetchAll(
@@ -208,13 +209,14 @@ public final class SQLiteStore: RecordStore {
                 sql: "SELECT * FROM rederive_runs ORDER BY id DESC LIMIT ?",
                 arguments: [limit ?? -1]
             )
-            return rows.map { row in
+            let live = try OrphanedRuns.runsDerivedByLiveLeases(db)
+            return try rows.map { row in
                 let processorsJSON: String = row["processors"]
                 let processors = (try? JSONDecoder().decode([ProcessorVersion].self, from: Data(processorsJSON.utf8))) ?? []
                 let startedAt: String = row["started_at"]
                 let endedAt: String? = row["ended_at"]
                 let status: String = row["status"]
-                return RunHistoryEntry(
+                let recorded = RunHistoryEntry(
                     id: row["id"],
                     startedAt: Timestamp.date(startedAt) ?? Date(timeIntervalSince1970: 0),
                     endedAt: endedAt.flatMap(Timestamp.date),
@@ -222,6 +224,10 @@ public final class SQLiteStore: RecordStore {
                     processors: processors,
                     counts: RunCounts(derived: row["derived"], unchanged: row["unchanged"], failed: row["failed"], skipped: row["skipped"])
                 )
+                return try OrphanedRun.shown(recorded, derivedByLiveLease: live.contains(recorded.id)) {
+                    let (counts, lastCommit) = try OrphanedRuns.committed(recorded.id, db)
+                    return (counts, Timestamp.date(lastCommit))
+                }
             }
         }
     }

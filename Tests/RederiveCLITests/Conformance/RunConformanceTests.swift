@@ -60,6 +60,35 @@ struct RunConformanceTests {
     }
 
     @Test(arguments: StoreUnderTest.all)
+    func aRunWhoseLeaseLapsedShowsInterruptedWithWhatItCommittedBeforeAnyLaterRun(kind: StoreUnderTest) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            let conformance = ConformancePipeline()
+            let (store, pipeline, plan) = (fixture.store, conformance.pipeline, conformance.plan)
+            try await fixture.seed(pipeline, count: 4)
+            let dead = try await fixture.lease(1, lasting: .milliseconds(300))
+            let run = try await store.startRun([plan], lease: dead)
+            let claimed = try await store.claim(plan, limit: 2, byteLimit: 1 << 20, lease: dead)
+            _ = try await store.commit(ClaimConformanceTests.derive(claimed, pipeline), plan: plan, runID: run.id, lease: dead)
+            // The process dies: it never finishes the run nor renews its lease, and no run starts after it.
+            try await Task.sleep(for: .milliseconds(700))
+
+            let shown = try #require(try await store.runs(limit: nil).first { $0.id == run.id })
+            #expect(shown.status == .interrupted)
+            #expect(shown.counts == RunCounts(derived: 2))
+            #expect(shown.endedAt.map { $0 >= shown.startedAt } == true)
+            #expect(try await store.runs(limit: 1).first?.status == .interrupted)
+
+            // A later run still records it so, as it was shown.
+            let next = try await fixture.lease(2)
+            let started = try await store.startRun([plan], lease: next)
+            let recorded = try #require(try await store.runs(limit: nil).first { $0.id == run.id })
+            #expect(recorded.status == .interrupted && recorded.counts == shown.counts && recorded.endedAt == shown.endedAt)
+            try await store.finishRun(started.id, status: .completed, counts: RunCounts(), lease: next)
+            try await store.releaseLease(next)
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.all)
     func rollbackRestoresTheValuesAndStampsARunReplaced(kind: StoreUnderTest) async throws {
         try await StoreFixture.with(kind) { fixture in
             let original = ConformancePipeline().pipeline
