@@ -41,8 +41,6 @@ struct WatcherTests {
             try await prepare(test.pipeline, at: path)
             let inspection = Inspection(path: path)
             let watcher = Watcher(store: try SQLiteStore(path: path), pipelines: [test.pipeline], configuration: watchConfiguration())
-            // Issue 38: a watcher can leave a record stale until its next poll; seen in full runs only.
-            await withKnownIssue("a watcher can leave a newly inserted record stale (issue 38)", isIntermittent: true) {
             try await whileWatching(watcher) {
                 try insertRecords(samples(20), into: path)
                 #expect(await eventually(within: 60) {
@@ -60,7 +58,6 @@ struct WatcherTests {
             #expect(try inspection.count("SELECT count(*) FROM rederive_leases") == 0)
             #expect(try inspection.count("SELECT count(*) FROM rederive_runs WHERE status = 'running'") == 0)
             #expect(try inspection.count("SELECT sum(derived) FROM rederive_runs") == 21)
-            }
         }
     }
 
@@ -89,8 +86,6 @@ struct WatcherTests {
         let store = MemoryStore()
         try await store.prepare(test.pipeline)
         let watcher = Watcher(store: store, pipelines: [test.pipeline], configuration: watchConfiguration())
-        // Issue 38: a watcher can leave a record stale until its next poll; seen in full runs only.
-        await withKnownIssue("a watcher can leave a newly inserted record stale (issue 38)", isIntermittent: true) {
         try await whileWatching(watcher) {
             var ids: [Int64] = []
             for (key, json) in samples(5) {
@@ -102,7 +97,6 @@ struct WatcherTests {
         }
         #expect(test.log.total("total") == 6)
         #expect(try await store.liveWorkers().isEmpty)
-        }
     }
 }
 
