@@ -10,6 +10,8 @@ enum PayloadSource: Sendable {
     case projection([UInt8])
     /// Not read, because no processor that reads it was expected to run.
     case notRead
+    /// Not readable from the store, for the reason given (a damaged page of its file).
+    case unreadable(String)
 }
 
 /// One record's derivation: its payload, the processors that must run, and its stored state.
@@ -142,6 +144,8 @@ struct Evaluator: Sendable {
             return .failure(DerivationFailure(kind: .processor, message: "the payload was not read for this derivation"))
         case .stored(nil, _):
             return .failure(DerivationFailure(kind: .decompression, message: "payload is NULL"))
+        case .unreadable(let reason):
+            return .failure(DerivationFailure(kind: .decompression, message: reason))
         case .stored(let bytes?, let codec):
             do {
                 json = try codec.decode(bytes)

@@ -10,7 +10,9 @@ extension RecordResult {
     ///   - pipeline: The pipeline whose processors run.
     ///   - codec: Inflates the payload, within its size limit.
     public init(evaluating record: PendingRecord, pipeline: Pipeline, codec: PayloadCodec) {
-        let source: PayloadSource = if let projection = record.projection {
+        let source: PayloadSource = if let damage = record.payloadDamage {
+            .unreadable(damage)
+        } else if let projection = record.projection {
             .projection(projection.bytes)
         } else if record.payloadRead {
             .stored(record.payload, codec)

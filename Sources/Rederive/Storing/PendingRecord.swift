@@ -16,6 +16,10 @@ public struct PendingRecord: Sendable {
     /// The record's current projection, handed out instead of its payload (``payloadRead`` is then
     /// false): its payload processors derive from it. Nil otherwise.
     public let projection: StoredProjection?
+    /// Why the store could not read the payload (a damaged page of its file), when it could not: the
+    /// record then fails with this message, as a payload that does not inflate does, and the rest of
+    /// the run goes on. Nil otherwise.
+    public let payloadDamage: String?
     /// Why the payload was read although the pipeline keeps projections; nil when it does not, or
     /// when ``projection`` serves.
     public let projectionFallback: ProjectionFallback?
@@ -24,7 +28,7 @@ public struct PendingRecord: Sendable {
     public init(
         recordID: Int64, payload: [UInt8]?, generation: Int64, staleProcessors: [Int], payloadRead: Bool = true,
         dependencies: DependencyState = DependencyState(), projection: StoredProjection? = nil,
-        projectionFallback: ProjectionFallback? = nil
+        projectionFallback: ProjectionFallback? = nil, payloadDamage: String? = nil
     ) {
         self.recordID = recordID
         self.payload = payload
@@ -34,6 +38,7 @@ public struct PendingRecord: Sendable {
         self.dependencies = dependencies
         self.projection = projection
         self.projectionFallback = projectionFallback
+        self.payloadDamage = payloadDamage
     }
 }
 

@@ -14,7 +14,10 @@ enum WorkerMessages {
         writer.integer(record.generation)
         writer.count(record.staleProcessors.count)
         for index in record.staleProcessors { writer.count(index) }
-        if let payload = record.payload {
+        if let damage = record.payloadDamage {
+            writer.byte(3)
+            writer.text(damage)
+        } else if let payload = record.payload {
             writer.byte(1)
             writer.bytes(payload)
         } else {
@@ -53,6 +56,7 @@ enum WorkerMessages {
         let stale = try (0..<reader.count()).map { _ in try reader.count() }
         let presence = try reader.byte()
         let payload = presence == 1 ? try reader.bytes() : nil
+        let damage = presence == 3 ? try reader.text() : nil
         let watching = try (0..<reader.count()).map { _ in try reader.count() }
         var storedValues: [Int: [DerivedValue]] = [:]
         for _ in 0..<(try reader.count()) {
@@ -77,7 +81,8 @@ enum WorkerMessages {
             recordID: recordID, payload: payload, generation: generation, staleProcessors: stale, payloadRead: presence != 2,
             dependencies: DependencyState(
                 watching: watching, storedValues: storedValues, consumedDigests: digests, failures: failures, storageRules: rules
-            )
+            ),
+            payloadDamage: damage
         )
     }
 

@@ -20,7 +20,13 @@ struct PendingReader {
     /// bytes, and always holds a record when one is present. `judged` holds, for picks whose projection
     /// the pick already found not to serve (``ProjectionPickRead``), why not: their projections are
     /// not read again.
-    func read(_ picks: [PendingPick], byteLimit: Int = .max, judged: [Int64: ProjectionFallback]? = nil) throws -> [PendingRecord] {
+    ///
+    /// A record whose payload is on a damaged page of the file throws ``DamagedPayload``; read again with
+    /// it in `knownDamaged`, it is handed out to fail (``PendingRecord/payloadDamage``), its generation
+    /// read from its row, which does not hold the payload's pages.
+    func read(
+        _ picks: [PendingPick], byteLimit: Int = .max, judged: [Int64: ProjectionFallback]? = nil, knownDamaged: Set<Int64> = []
+    ) throws -> [PendingRecord] {
         let withPayload = try db.cachedStatement(sql: """
             SELECT r.generation, t.\(tables.payload) FROM rederive_records r
             JOIN \(tables.table) t ON t.\(tables.id) = r.record_id
@@ -53,14 +59,27 @@ struct PendingReader {
             }
             let readsPayload = pick.readsPayload && projection == nil
             var payload: [UInt8]?
+            var damage: String?
             // The projection's read gave the generation: the table's triggers keep `rederive_records`
             // and the table together, so the record is there (as ``PayloadFreeRead`` relies on).
             if projection == nil {
-                let cursor = try Row.fetchCursor(readsPayload ? withPayload : withoutPayload, arguments: [plan.pipeline.table, pick.recordID])
-                // A record deleted since it was picked is simply gone.
-                guard let row = try cursor.next() else { continue }
-                payload = readsPayload ? SQLiteStore.payloadBytes(row, at: 1) : nil
-                generation = row[0]
+                let arguments: StatementArguments = [plan.pipeline.table, pick.recordID]
+                let damaged = readsPayload && knownDamaged.contains(pick.recordID)
+                do {
+                    let cursor = try Row.fetchCursor(readsPayload && !damaged ? withPayload : withoutPayload, arguments: arguments)
+                    // A record deleted since it was picked is simply gone.
+                    guard let row = try cursor.next() else { continue }
+                    payload = readsPayload && !damaged ? SQLiteStore.payloadBytes(row, at: 1) : nil
+                    generation = row[0]
+                    damage = damaged ? Self.damagedPayload : nil
+                } catch let error as DatabaseError where readsPayload && error.resultCode == .SQLITE_CORRUPT {
+                    // A damaged page holds the payload. SQLite then fails the transaction's end, so
+                    // the claim reads its records again in another, this one known to be damaged.
+                    // Setting arguments resets the cached statement, and so spends its error, which
+                    // SQLite would report again at the statement's next use.
+                    _ = try? withPayload.setArguments(arguments)
+                    throw DamagedPayload(recordID: pick.recordID)
+                }
             }
             bytes += payload?.count ?? 0
             let stored = if let storedValues, plan.needsStoredValues(stale: pick.staleProcessors) {
@@ -75,11 +94,21 @@ struct PendingReader {
                     stale: pick.staleProcessors, storedValues: stored, consumedDigests: pick.consumedDigests, failures: pick.failures,
                     storageRules: SQLiteStorage.rules
                 ),
-                projection: projection, projectionFallback: fallback
+                projection: projection, projectionFallback: fallback, payloadDamage: damage
             ))
         }
         return records
     }
+
+    /// A record whose payload SQLite cannot read: a page that holds it is damaged.
+    struct DamagedPayload: Error {
+        let recordID: Int64
+    }
+
+    /// The failure of a record whose payload is on a damaged page of the database file.
+    static let damagedPayload =
+        "its payload is on a damaged page of the database file, which SQLite finds corrupt; restore the database from a backup"
+
 
     private func storedValuesStatement(_ processors: [Int]) throws -> Statement {
         let columns = processors.flatMap { plan.pipeline.processors[$0].columns }.map { SQL.identifier($0.name) }

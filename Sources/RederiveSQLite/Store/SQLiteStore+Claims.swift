@@ -148,13 +148,24 @@ extension SQLiteStore {
     }
 
     /// Reads the picked records' payloads, each with the generation it belongs to, in one read
-    /// transaction; `judged` says why their projections do not serve, when the pick read them.
+    /// transaction; `judged` says why their projections do not serve, when the pick read them. A
+    /// record whose payload is on a damaged page is handed out to fail, and the others are read again
+    /// in a transaction of their own, since SQLite fails the end of the one that met the damage.
     private func readPayloads(
         of picks: [PendingPick], _ plan: RunPlan, judged: [Int64: ProjectionFallback]? = nil
     ) async throws -> [PendingRecord] {
         let tables = PipelineTables(plan.pipeline)
-        return try await read { db in
-            try PendingReader(plan, tables, db).read(picks, judged: judged)
+        var damaged: Set<Int64> = []
+        while true {
+            do {
+                return try await read { [damaged] db in
+                    try PendingReader(plan, tables, db).read(picks, judged: judged, knownDamaged: damaged)
+                }
+            } catch let error as RederiveError {
+                guard let damage = error.underlying as? PendingReader.DamagedPayload, damaged.insert(damage.recordID).inserted else {
+                    throw error
+                }
+            }
         }
     }
 }
