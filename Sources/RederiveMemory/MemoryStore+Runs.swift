@@ -59,7 +59,7 @@ extension MemoryStore {
     }
 
     /// Recorded runs, newest first, at most `limit` of them. A run whose process is gone shows as
-    /// interrupted, with what it committed (``OrphanedRun``).
+    /// interrupted, with what it committed (`OrphanedRun`).
     public func runs(limit: Int?) async throws -> [RunHistoryEntry] {
         state.withLock { state in
             let live = state.runsDerivedByLiveLeases(now: Date())
@@ -83,7 +83,7 @@ extension MemoryStore {
         return id
     }
 
-    /// Forgets what runs replaced, but for the newest `keep` runs that changed values (``RollbackRules``).
+    /// Forgets what runs replaced, but for the newest `keep` runs that changed values (`RollbackRules`).
     static func pruneReplaced(_ keep: Int, _ state: inout MemoryState) {
         let forgotten = Set(RollbackRules.runsToForget(state.replaced.keys.map(\.runID), keep: keep))
         if !forgotten.isEmpty {
@@ -91,7 +91,7 @@ extension MemoryStore {
         }
     }
 
-    /// Records as interrupted every run still `running` whose process is gone (``OrphanedRun``): it
+    /// Records as interrupted every run still `running` whose process is gone (`OrphanedRun`): it
     /// ended when it committed last.
     static func interruptOrphanedRuns(_ state: inout MemoryState, now: Date) {
         let live = state.runsDerivedByLiveLeases(now: now)
@@ -103,7 +103,7 @@ extension MemoryStore {
 }
 
 extension MemoryState {
-    /// The runs that a live lease derives (``OrphanedRun/isLive(unexpired:worker:)``).
+    /// The runs that a live lease derives (`OrphanedRun/isLive(unexpired:worker:)`).
     func runsDerivedByLiveLeases(now: Date) -> Set<Int64> {
         Set(leases.values.compactMap { lease in
             OrphanedRun.isLive(unexpired: lease.expiresAt > now, worker: lease.worker) ? lease.runID : nil

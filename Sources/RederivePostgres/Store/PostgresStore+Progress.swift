@@ -11,7 +11,7 @@ extension PostgresStore: SharedRunReporting {
     static let recentRateHorizon = 30
 
     /// Every run recorded as running that a live lease still derives (one whose workers are all gone
-    /// shows as interrupted: ``OrphanedRun``), oldest first, with its workers' shares; a worker whose
+    /// shows as interrupted: `OrphanedRun`), oldest first, with its workers' shares; a worker whose
     /// lease is gone keeps its share, without a process or a heartbeat.
     public func runsInProgress() async throws -> [SharedRunProgress] {
         let logger = self.logger

@@ -47,7 +47,7 @@ extension PostgresStore: StoreAdministration {
 }
 
 extension PostgresStore {
-    /// What ``RollbackRules`` needs to know of run `runID`, the run's row locked; nil when there is no such run.
+    /// What `RollbackRules` needs to know of run `runID`, the run's row locked; nil when there is no such run.
     static func rollbackCandidate(_ runID: Int64, _ connection: PostgresConnection, _ logger: Logger) async throws -> RollbackRules.Candidate? {
         var statement = SQLStatement()
         let run = statement.bind(runID)

@@ -80,7 +80,7 @@ extension PostgresStore {
     /// has not expired is attached to it. Its workers were killed or cut off past their leases' expiry
     /// and never came to ``finishRun(_:status:counts:lease:)``; its counts are already right, since
     /// every commit added its own. It ended when it committed last (when it started, if it committed
-    /// nothing), as ``runs(limit:)`` showed it (``OrphanedRun``). Called under the runs' advisory lock,
+    /// nothing), as ``runs(limit:)`` showed it (`OrphanedRun`). Called under the runs' advisory lock,
     /// where a run is started and its first lease attached in one transaction.
     static func interruptOrphanedRuns(_ connection: PostgresConnection, _ logger: Logger) async throws {
         var interrupt = SQLStatement()
@@ -107,7 +107,7 @@ extension PostgresStore {
     }
 
     /// Forgets what runs replaced, but for the newest ``replacedValuesRunLimit`` runs that changed
-    /// values (``RollbackRules``): runs that changed nothing use up none of the window.
+    /// values (`RollbackRules`): runs that changed nothing use up none of the window.
     private func pruneReplaced(_ connection: PostgresConnection) async throws {
         // The newest runs that keep rows, a few index probes rather than a scan of the kept rows.
         var newest = SQLStatement()
@@ -136,7 +136,7 @@ extension PostgresStore {
     }
 
     /// The recorded runs, newest first. A run whose workers are all gone shows as interrupted, with
-    /// what it committed (``OrphanedRun``); nothing is written.
+    /// what it committed (`OrphanedRun`); nothing is written.
     public func runs(limit: Int?) async throws -> [RunHistoryEntry] {
         var statement = SQLStatement()
         statement.sql = """
@@ -170,7 +170,7 @@ extension PostgresStore {
         }
     }
 
-    /// The runs that a live lease derives (``OrphanedRun/isLive(unexpired:worker:)``).
+    /// The runs that a live lease derives (`OrphanedRun/isLive(unexpired:worker:)`).
     static func runsDerivedByLiveLeases(_ connection: PostgresConnection, _ logger: Logger) async throws -> Set<Int64> {
         let leases = try await connection.query("""
             SELECT run_id, host, process_id, process_start, expires_at > clock_timestamp()

@@ -44,7 +44,7 @@ public final class PostgresStore: Sendable {
     /// What each pipeline's payload column holds, by table name.
     let payloadColumns = Mutex<[String: PayloadColumn]>([:])
     /// How many of the newest runs that changed values keep what they replaced, for rollback; older
-    /// runs' are dropped when a run starts (``RollbackRules``).
+    /// runs' are dropped when a run starts (`RollbackRules`).
     public let replacedValuesRunLimit: Int
 
     /// Connects to `url` and creates rederive's bookkeeping tables when they are missing.

@@ -5,7 +5,7 @@ import Rederive
 /// A SQLite error told in a few words for a person, by its result code: never GRDB's description,
 /// which shows the statement that failed and its arguments.
 ///
-/// Every place the SQLite store turns a database error into a ``RederiveError`` goes through
+/// Every place the SQLite store turns a database error into a `RederiveError` goes through
 /// ``SQLiteProblem/error(_:_:_:)``, so a locked, damaged, truncated or full database reads the same
 /// in every command.
 public struct SQLiteProblem: Error, Sendable, CustomStringConvertible {
@@ -74,8 +74,8 @@ public struct SQLiteProblem: Error, Sendable, CustomStringConvertible {
 
     /// `cannot VERB PATH: REASON` for `error`, or `PATH is locked: …`, transient, when another program
     /// held the database's lock past the busy timeout. A
-    /// ``RederiveError`` passes through unchanged; an error that is not SQLite's is told by
-    /// ``RederiveError``'s own description of its underlying error.
+    /// `RederiveError` passes through unchanged; an error that is not SQLite's is told by
+    /// `RederiveError`'s own description of its underlying error.
     public static func error(_ verb: String, _ path: String, _ error: any Error) -> RederiveError {
         if let error = error as? RederiveError { return error }
         guard let problem = SQLiteProblem(error) else {

@@ -5,7 +5,7 @@ import Rederive
 /// Runs whose process was killed: recorded as `running`, with no counts, since the process never
 /// came to ``SQLiteStore/finishRun(_:status:counts:lease:)``.
 ///
-/// What this store reads for the engine's rule (``OrphanedRun``): which runs a live lease derives,
+/// What this store reads for the engine's rule (`OrphanedRun`): which runs a live lease derives,
 /// and what a run committed. One process derives a SQLite database at a time, under its lease; so a
 /// run recorded as running that the runner lease, alive, does not derive lost its process. `runs`
 /// shows it interrupted at once without writing; the next run records it so (``interrupt(_:)``).
@@ -42,7 +42,7 @@ enum OrphanedRuns {
         }
     }
 
-    /// The runs that a live lease derives (``OrphanedRun/isLive(unexpired:worker:)``), but for the
+    /// The runs that a live lease derives (`OrphanedRun/isLive(unexpired:worker:)`), but for the
     /// lease `token`, if given.
     static func runsDerivedByLiveLeases(_ db: Database, except token: String? = nil) throws -> Set<Int64> {
         let now = Date().timeIntervalSince1970

@@ -40,7 +40,7 @@ enum ReplacedValuesSchema {
     }
 
     /// Forgets what runs replaced, but for the newest `keep` runs that changed values
-    /// (``RollbackRules``): runs that changed nothing use up none of the window.
+    /// (`RollbackRules`): runs that changed nothing use up none of the window.
     static func prune(_ db: Database, keep: Int) throws {
         // The newest keep + 1 runs that keep rows, each found on the primary key, without a scan.
         var runs: [Int64] = []

@@ -109,7 +109,6 @@ struct PendingReader {
     static let damagedPayload =
         "its payload is on a damaged page of the database file, which SQLite finds corrupt; restore the database from a backup"
 
-
     private func storedValuesStatement(_ processors: [Int]) throws -> Statement {
         let columns = processors.flatMap { plan.pipeline.processors[$0].columns }.map { SQL.identifier($0.name) }
         return try db.cachedStatement(sql: """

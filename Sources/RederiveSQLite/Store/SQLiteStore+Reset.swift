@@ -6,7 +6,7 @@ import RederiveSQL
 extension SQLiteStore {
     /// Clears a pipeline's derived state (`StoreAdministration/reset(_:)`): stamps, failures and kept
     /// replaced values go, every derived column goes back to its declared default; payloads stay.
-    /// Refused while a run is in progress (``RollbackRules``).
+    /// Refused while a run is in progress (`RollbackRules`).
     ///
     /// ```swift
     /// let cleared = try await store.reset(recipes)   // number of records whose state was cleared

@@ -27,7 +27,7 @@ extension SQLiteStore: StoreAdministration {
         }
     }
 
-    /// What ``RollbackRules`` needs to know of run `runID`; nil when there is no such run.
+    /// What `RollbackRules` needs to know of run `runID`; nil when there is no such run.
     private static func rollbackCandidate(_ runID: Int64, _ db: Database) throws -> RollbackRules.Candidate? {
         guard let run = try Row.fetchOne(db, sql: "SELECT status, derived FROM rederive_runs WHERE id = ?", arguments: [runID]) else {
             return nil

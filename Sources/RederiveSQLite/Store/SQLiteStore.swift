@@ -20,7 +20,7 @@ import Synchronization
 /// declared defaults), and the triggers that notice every payload change.
 ///
 /// A program that must not change the database opens it with ``openForReading(path:busyTimeout:allowingUnprepared:)``;
-/// ``openForWriting(path:pipelines:creating:requiringPrepared:busyTimeout:replacedValuesRunLimit:)``
+/// ``openForWriting(path:pipelines:creating:requiringPrepared:preparingForeign:busyTimeout:replacedValuesRunLimit:)``
 /// prepares the bookkeeping and the pipelines all at once, or leaves the file as it was.
 public final class SQLiteStore: RecordStore {
     /// How long a statement waits for another connection's write lock before failing.
@@ -178,7 +178,7 @@ public final class SQLiteStore: RecordStore {
     }
 
     /// Records a new run and returns its id. The caller holds the lease, so a run still recorded as
-    /// running lost its process: it is recorded as interrupted first (``OrphanedRuns``).
+    /// running lost its process: it is recorded as interrupted first (`OrphanedRuns`).
     func recordRun(processors: [ProcessorVersion], lease: WorkerLease) async throws -> Int64 {
         let processorsJSON = String(decoding: try JSONEncoder().encode(processors), as: UTF8.self)
         let now = Timestamp.text(Date())
@@ -201,7 +201,7 @@ public final class SQLiteStore: RecordStore {
     }
 
     /// The recorded runs, newest first. A run whose process is gone shows as interrupted, with what it
-    /// committed (``OrphanedRun``); nothing is written.
+    /// committed (`OrphanedRun`); nothing is written.
     public func runs(limit: Int?) async throws -> [RunHistoryEntry] {
         try await read { db in
             let rows = try Row.fetchAll(
