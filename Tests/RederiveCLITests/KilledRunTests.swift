@@ -14,16 +14,7 @@ struct KilledRunTests {
             index % 10 == 3 ? "{not json" : TrapFixtureCorpus.payload(label: "good-\(index)", index: index)
         }
         try await TrapFixtureCorpus.with(payloads) { directory, database in
-            // Slowed down to 20 s for the whole corpus, so that it is killed mid-run after a few commits
-            // even when this process is slow to read its progress on a loaded machine.
-            let killed = try RederiveProcess.start(
-                ["run", "--db", database, "--max-rate", "20", "--batch-size", "10", "--progress", "json"],
-                in: directory, program: Self.program
-            )
-            _ = try await killed.waitForOutput { $0.components(separatedBy: "\"event\":\"progress\"").count > 4 }
-            killed.kill()
-            let outcome = try await killed.wait()
-            #expect(outcome.signaled && outcome.status == SIGKILL, "\(outcome.status): \(outcome.errors)")
+            try await Self.killMidRun(database, in: directory)
 
             // What the killed run committed, as the database holds it.
             let queue = try DatabaseQueue(path: database)
@@ -64,14 +55,7 @@ struct KilledRunTests {
     @Test func statusAndHistoryShowAKilledRunInterruptedAtOnceWithoutWriting() async throws {
         let payloads = (0..<400).map { TrapFixtureCorpus.payload(label: "good-\($0)", index: $0) }
         try await TrapFixtureCorpus.with(payloads) { directory, database in
-            let killed = try RederiveProcess.start(
-                ["run", "--db", database, "--max-rate", "20", "--batch-size", "10", "--progress", "json"],
-                in: directory, program: Self.program
-            )
-            _ = try await killed.waitForOutput { $0.components(separatedBy: "\"event\":\"progress\"").count > 4 }
-            killed.kill()
-            let outcome = try await killed.wait()
-            #expect(outcome.signaled && outcome.status == SIGKILL, "\(outcome.status): \(outcome.errors)")
+            try await Self.killMidRun(database, in: directory)
             let derived = try await DatabaseQueue(path: database).read { db in
                 try Int.fetchOne(db, sql: "SELECT count(DISTINCT record_id) FROM rederive_stamps WHERE run_id = (SELECT max(id) FROM rederive_runs)") ?? 0
             }
@@ -101,5 +85,19 @@ struct KilledRunTests {
             }
             #expect(recorded == "running")
         }
+    }
+
+    /// Starts `run` on `database`, slowed down to 20 s for the whole corpus so that it is killed mid-run
+    /// after a few commits even when this process is slow to read its progress on a loaded machine, and
+    /// kills it with SIGKILL.
+    static func killMidRun(_ database: String, in directory: URL) async throws {
+        let killed = try RederiveProcess.start(
+            ["run", "--db", database, "--max-rate", "20", "--batch-size", "10", "--progress", "json"],
+            in: directory, program: program
+        )
+        _ = try await killed.waitForOutput { $0.components(separatedBy: "\"event\":\"progress\"").count > 4 }
+        killed.kill()
+        let outcome = try await killed.wait()
+        #expect(outcome.signaled && outcome.status == SIGKILL, "\(outcome.status): \(outcome.errors)")
     }
 }

@@ -34,16 +34,8 @@ struct RunConformanceTests {
     func aRunWhoseProcessDiedIsRecordedInterruptedWithWhatItCommitted(kind: StoreUnderTest) async throws {
         try await StoreFixture.with(kind) { fixture in
             let conformance = ConformancePipeline()
-            let (store, pipeline, plan) = (fixture.store, conformance.pipeline, conformance.plan)
-            try await fixture.seed(pipeline, count: 4)
-            let dead = try await fixture.lease(1, lasting: .milliseconds(300))
-            let run = try await store.startRun([plan], lease: dead)
-            let claimed = try await store.claim(plan, limit: 2, byteLimit: 1 << 20, lease: dead)
-            let counts = try await store.commit(ClaimConformanceTests.derive(claimed, pipeline), plan: plan, runID: run.id, lease: dead)
-            #expect(counts == RunCounts(derived: 2))
-            #expect(try await store.runs(limit: nil).first?.status == .running)
-            // The process dies: it never finishes the run nor renews its lease.
-            try await Task.sleep(for: .milliseconds(700))
+            let (store, plan) = (fixture.store, conformance.plan)
+            let run = try await Self.runThatDied(after: 2, of: 4, fixture, conformance)
 
             let next = try await fixture.lease(2)
             let started = try await store.startRun([plan], lease: next)
@@ -63,14 +55,9 @@ struct RunConformanceTests {
     func aRunWhoseLeaseLapsedShowsInterruptedWithWhatItCommittedBeforeAnyLaterRun(kind: StoreUnderTest) async throws {
         try await StoreFixture.with(kind) { fixture in
             let conformance = ConformancePipeline()
-            let (store, pipeline, plan) = (fixture.store, conformance.pipeline, conformance.plan)
-            try await fixture.seed(pipeline, count: 4)
-            let dead = try await fixture.lease(1, lasting: .milliseconds(300))
-            let run = try await store.startRun([plan], lease: dead)
-            let claimed = try await store.claim(plan, limit: 2, byteLimit: 1 << 20, lease: dead)
-            _ = try await store.commit(ClaimConformanceTests.derive(claimed, pipeline), plan: plan, runID: run.id, lease: dead)
-            // The process dies: it never finishes the run nor renews its lease, and no run starts after it.
-            try await Task.sleep(for: .milliseconds(700))
+            let (store, plan) = (fixture.store, conformance.plan)
+            // No run starts after it.
+            let run = try await Self.runThatDied(after: 2, of: 4, fixture, conformance)
 
             let shown = try #require(try await store.runs(limit: nil).first { $0.id == run.id })
             #expect(shown.status == .interrupted)
@@ -192,5 +179,22 @@ struct RunConformanceTests {
             #expect(gone?.message.contains("reset cleared it") == true, "\(gone?.message ?? "")")
             #expect(try await fixture.run(pipeline).counts == RunCounts(derived: 2, failed: 1))
         }
+    }
+
+    /// A run, of `count` seeded records, whose process committed `committed` of them and died: it never
+    /// finishes the run nor renews its lease, which has lapsed on return.
+    static func runThatDied(
+        after committed: Int, of count: Int, _ fixture: StoreFixture, _ conformance: ConformancePipeline
+    ) async throws -> StartedRun {
+        let (store, pipeline, plan) = (fixture.store, conformance.pipeline, conformance.plan)
+        try await fixture.seed(pipeline, count: count)
+        let dead = try await fixture.lease(1, lasting: .milliseconds(300))
+        let run = try await store.startRun([plan], lease: dead)
+        let claimed = try await store.claim(plan, limit: committed, byteLimit: 1 << 20, lease: dead)
+        let counts = try await store.commit(ClaimConformanceTests.derive(claimed, pipeline), plan: plan, runID: run.id, lease: dead)
+        #expect(counts == RunCounts(derived: committed))
+        #expect(try await store.runs(limit: nil).first?.status == .running)
+        try await Task.sleep(for: .milliseconds(700))
+        return run
     }
 }
