@@ -7,13 +7,10 @@ import Synchronization
 extension MemoryStore {
     /// Stores values, stamps and failures at once; throws `RederiveError.Code.leaseLost` when `lease`
     /// was taken over. A result whose payload changed, whose record was deleted or that another live
-    /// lease holds is skipped.
+    /// lease holds is skipped. What is stored is the batch's ``CommitPlan``.
     public func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> RunCounts {
         guard !results.isEmpty else { return RunCounts() }
-        // Values are stored by position: a result with too few or too many is refused whole.
-        if let error = results.lazy.compactMap({ $0.valueCountError(in: plan.pipeline) }).first {
-            throw error
-        }
+        let batch = try CommitBatch(results, of: plan.pipeline)
         return try state.withLock { state in
             let now = Date()
             if let lease {
@@ -22,10 +19,12 @@ extension MemoryStore {
                 state.leases[lease.token]?.renewedAt = now
                 state.leases[lease.token]?.expiresAt = now + lease.duration.secondsValue
             }
-            var counts = RunCounts()
-            for result in results {
-                Self.store(result, plan.pipeline, runID: runID, lease: lease, now: now, &state, into: &counts)
+            let stored = Self.commitState(of: batch, lease: lease, &state)
+            let commit = batch.plan(stored: stored, rules: MemoryStorage.rules)
+            for step in commit.steps {
+                Self.apply(step, batch.pipeline, runID: runID, now: now, &state)
             }
+            let counts = commit.counts
             if let index = state.runIndex(runID) {
                 state.runs[index].counts += counts
             }
@@ -36,65 +35,74 @@ extension MemoryStore {
         }
     }
 
-    /// Stores one record's values, stamps and failures, unless its payload changed since it was
-    /// read, it was deleted, or another live lease holds it: then it is skipped and stays stale.
-    private static func store(
-        _ result: RecordResult, _ pipeline: Pipeline, runID: Int64, lease: WorkerLease?, now: Date,
-        _ state: inout MemoryState, into counts: inout RunCounts
-    ) {
+    /// What the plan needs of the batch's records: generation, whether another live lease holds
+    /// them, and the values of the processors that derived any of them. Frees this lease's claims on
+    /// them, stored or skipped.
+    private static func commitState(of batch: CommitBatch, lease: WorkerLease?, _ state: inout MemoryState) -> [Int64: StoredCommitState] {
+        let pipeline = batch.pipeline
+        let processors = batch.derivedProcessors
+        var stored: [Int64: StoredCommitState] = [:]
+        for id in batch.recordIDs where stored[id] == nil {
+            guard let record = state.tables[pipeline.table]?.records[id] else { continue }
+            let heldByAnother = record.claimedBy.map { holder in holder != lease?.token && state.leases[holder] != nil } ?? false
+            if let lease, record.claimedBy == lease.token {
+                state.tables[pipeline.table]?.records[id]?.claimedBy = nil
+            }
+            // With no processor derived, no value is compared: the row's presence does not matter.
+            var values: [Int: [DerivedValue]]? = [:]
+            for index in processors {
+                guard let held = state.storedValues(of: pipeline, index, id) else {
+                    values = nil
+                    break
+                }
+                values?[index] = held
+            }
+            stored[id] = StoredCommitState(generation: record.generation, heldByAnother: heldByAnother, values: values)
+        }
+        return stored
+    }
+
+    /// Writes one step of a plan.
+    private static func apply(_ step: CommitWrites, _ pipeline: Pipeline, runID: Int64, now: Date, _ state: inout MemoryState) {
         let table = pipeline.table
-        guard let record = state.tables[table]?.records[result.recordID] else {
-            counts.skipped += 1
-            return
+        let processors = pipeline.processors
+        for id in step.committed {
+            state.tables[table]?.records[id]?.committedRun = runID
         }
-        let heldByAnother = record.claimedBy.map { holder in holder != lease?.token && state.leases[holder] != nil } ?? false
-        if let lease, record.claimedBy == lease.token {
-            state.tables[table]?.records[result.recordID]?.claimedBy = nil
-        }
-        guard record.generation == result.generation, !heldByAnother else {
-            counts.skipped += 1
-            return
-        }
-        state.tables[table]?.records[result.recordID]?.committedRun = runID
-        if let projection = result.projection, let version = pipeline.projectionVersion {
-            state.projections[ProjectionKey(pipeline: pipeline.name, recordID: result.recordID)] = MemoryProjection(
-                generation: result.generation, version: version, checksum: PayloadCodec.digest(projection),
-                payloadDigest: result.payloadDigest, bytes: projection
+        for projection in step.projections {
+            state.projections[ProjectionKey(pipeline: pipeline.name, recordID: projection.recordID)] = MemoryProjection(
+                generation: projection.generation, version: projection.version, checksum: PayloadCodec.digest(projection.bytes),
+                payloadDigest: projection.payloadDigest, bytes: projection.bytes
             )
         }
-        let processors = pipeline.processors
-        let (derived, values, failures) = result.committable
-        for failure in failures {
+        for failure in step.failures {
             let processor = processors[failure.processor]
-            let key = ProcessorRecord(pipeline: pipeline.name, processor: processor.name, recordID: result.recordID)
+            let key = ProcessorRecord(pipeline: pipeline.name, processor: processor.name, recordID: failure.recordID)
             state.failures[key] = MemoryFailure(
-                source: table, version: processor.version, generation: result.generation, current: true, kind: failure.kind,
+                source: table, version: processor.version, generation: failure.generation, current: true, kind: failure.kind,
                 message: failure.message, runID: runID, failedAt: now
             )
             // A processor that failed no longer vouches for the values it holds.
             state.stamps[key]?.current = false
         }
-        var changed = false
-        if !derived.isEmpty {
-            let columns = derived.flatMap { processors[$0].columns }
-            let stored = state.storedValues(of: pipeline, columns, result.recordID)
-            changed = stored.map { !$0.isUnchanged(byStoring: values, in: columns) } ?? true
-            if changed {
-                keepReplaced(derived, values, stored: stored, result, pipeline, runID: runID, &state)
-                write(values, into: columns, of: result.recordID, pipeline, &state)
-            }
-            for index in derived {
+        for replaced in step.replaced {
+            keep(replaced, pipeline, runID: runID, &state)
+        }
+        for write in step.values {
+            self.write(write.values, into: write.processors.flatMap { processors[$0].columns }, of: write.recordID, pipeline, &state)
+        }
+        for stamp in step.stamps {
+            for index in stamp.processors {
                 let processor = processors[index]
-                let key = ProcessorRecord(pipeline: pipeline.name, processor: processor.name, recordID: result.recordID)
+                let key = ProcessorRecord(pipeline: pipeline.name, processor: processor.name, recordID: stamp.recordID)
                 state.stamps[key] = MemoryStamp(
-                    source: table, version: processor.version, generation: result.generation, payloadDigest: result.payloadDigest,
-                    inputsDigest: result.inputDigests[index], inputVersions: pipeline.inputVersions(of: index), current: true,
+                    source: table, version: processor.version, generation: stamp.generation, payloadDigest: stamp.payloadDigest,
+                    inputsDigest: stamp.inputDigests[index], inputVersions: pipeline.inputVersions(of: index), current: true,
                     runID: runID, derivedAt: now
                 )
                 state.failures[key] = nil
             }
         }
-        counts.count(failed: !failures.isEmpty, changed: changed)
     }
 
     /// Writes values into a record's row of derived values, as the columns hold them; a row created
@@ -111,35 +119,21 @@ extension MemoryStore {
         state.destinations[name]?.rows[recordID] = row
     }
 
-    /// Keeps, for each derived processor whose values change, the values and stamp about to be
-    /// replaced, so that the run can be rolled back. `stored` is nil when the record had no row of
-    /// derived values: its columns then held their defaults.
-    private static func keepReplaced(
-        _ derived: [Int], _ values: [DerivedValue], stored: [DerivedValue]?, _ result: RecordResult, _ pipeline: Pipeline,
-        runID: Int64, _ state: inout MemoryState
-    ) {
-        var offset = 0
-        for index in derived {
-            let processor = pipeline.processors[index]
-            let range = offset..<(offset + processor.columns.count)
-            offset = range.upperBound
-            let old = stored.map { Array($0[range]) } ?? processor.columns.map { MemoryStorage.rules.stored($0.defaultValue, in: $0.type) }
-            guard stored == nil || !old.isUnchanged(byStoring: Array(values[range]), in: processor.columns) else { continue }
-            let key = ProcessorRecord(pipeline: pipeline.name, processor: processor.name, recordID: result.recordID)
-            state.replaced[ReplacedKey(runID: runID, pipeline: pipeline.name, processor: processor.name, recordID: result.recordID)] =
+    /// Keeps the values and stamps a commit replaces, so that the run can be rolled back; before the
+    /// new stamps are written.
+    private static func keep(_ replaced: ReplacedWrite, _ pipeline: Pipeline, runID: Int64, _ state: inout MemoryState) {
+        for kept in replaced.processors {
+            let processor = pipeline.processors[kept.processor]
+            let old = switch kept.old {
+            case .values(let values): values
+            case .defaults: processor.columns.map { MemoryStorage.rules.stored($0.defaultValue, in: $0.type) }
+            }
+            let key = ProcessorRecord(pipeline: pipeline.name, processor: processor.name, recordID: replaced.recordID)
+            state.replaced[ReplacedKey(runID: runID, pipeline: pipeline.name, processor: processor.name, recordID: replaced.recordID)] =
                 MemoryReplaced(
-                    source: pipeline.table, derivedGeneration: result.generation, stamp: state.stamps[key],
+                    source: pipeline.table, derivedGeneration: replaced.generation, stamp: state.stamps[key],
                     values: Dictionary(zip(processor.columns.map(\.name), old), uniquingKeysWith: { first, _ in first })
                 )
         }
-    }
-}
-
-extension [DerivedValue] {
-    /// Whether storing `values` in `columns` would leave these stored values as they are, by the
-    /// store's rules (`MemoryStorage.rules`).
-    func isUnchanged(byStoring values: [DerivedValue], in columns: [OutputColumn]) -> Bool {
-        guard count == values.count, count == columns.count else { return false }
-        return indices.allSatisfy { MemoryStorage.rules.isUnchanged(self[$0], byStoring: values[$0], in: columns[$0].type) }
     }
 }
