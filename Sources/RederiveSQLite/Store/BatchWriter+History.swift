@@ -4,43 +4,33 @@ import RederiveSQL
 
 /// Keeping what a commit replaces, so that the run can be rolled back.
 extension BatchWriter {
-    /// Records, for each derived processor whose own columns change, the stored values and the stamp
-    /// about to be replaced; values that are the columns' defaults are not copied. Called after the
-    /// values are written and before the stamps are.
-    ///
-    /// - Parameters:
-    ///   - columns: The derived processors' columns, in processor order, as written.
-    ///   - stored: The row of values that was stored before the write, nil when there was none.
-    func keepReplaced(
-        _ processors: [ProcessorDescriptor], _ values: [DerivedValue], stored before: [DerivedValue]?, _ result: RecordResult,
-        _ db: Database
-    ) throws {
-        var offset = 0
+    /// Records, for each processor of `replaced` (those whose own columns change), the stored values
+    /// and the stamp about to be replaced; values that are the columns' defaults are not copied.
+    /// Called before the step's stamps are written.
+    func keepReplaced(_ replaced: ReplacedWrite, _ db: Database) throws {
         var changed: [ProcessorDescriptor] = []
-        for processor in processors {
-            let range = offset..<(offset + processor.columns.count)
-            offset = range.upperBound
-            let old = before.map { Array($0[range]) } ?? processor.columns.map(\.defaultValue)
-            guard before == nil || !old.isUnchanged(byStoring: Array(values[range]), in: processor.columns) else { continue }
+        for kept in replaced.processors {
+            let processor = tables.pipeline.processors[kept.processor]
             changed.append(processor)
             // Defaults need no copy: rollback puts a column without a kept value back to its default.
             // This spares a record's first derivation a row per column.
-            let defaults = processor.columns.map(\.defaultValue)
-            guard !old.isUnchanged(byStoring: defaults, in: processor.columns) else { continue }
+            guard case .values(let old) = kept.old,
+                  !old.isUnchanged(byStoring: processor.columns.map(\.defaultValue), in: processor.columns)
+            else { continue }
             let insert = try db.cachedStatement(sql: """
                 INSERT OR REPLACE INTO rederive_replaced_values (run_id, pipeline, processor, record_id, column_name, value)
                 VALUES (?, ?, ?, ?, ?, ?)
                 """)
             for (column, value) in zip(processor.columns, old) {
-                try insert.execute(arguments: [runID, tables.pipeline.name, processor.name, result.recordID, column.name, value.databaseValue])
+                try insert.execute(arguments: [runID, tables.pipeline.name, processor.name, replaced.recordID, column.name, value.databaseValue])
             }
         }
-        try keepStamps(changed, result, db)
+        try keepStamps(changed, of: replaced, db)
     }
 
     /// Keeps the stamps of `processors` for this record as they are before the commit replaces them,
     /// in one statement.
-    private func keepStamps(_ processors: [ProcessorDescriptor], _ result: RecordResult, _ db: Database) throws {
+    private func keepStamps(_ processors: [ProcessorDescriptor], of replaced: ReplacedWrite, _ db: Database) throws {
         guard !processors.isEmpty else { return }
         let names = Array(repeating: "(?)", count: processors.count).joined(separator: ", ")
         let keep = try db.cachedStatement(sql: """
@@ -52,9 +42,11 @@ extension BatchWriter {
             FROM (VALUES \(names)) k
             LEFT JOIN rederive_stamps s ON s.pipeline = ? AND s.processor = k.column1 AND s.record_id = ?
             """)
-        var arguments: [(any DatabaseValueConvertible)?] = [runID, tables.pipeline.name, result.recordID, tables.pipeline.table, result.generation]
+        var arguments: [(any DatabaseValueConvertible)?] = [
+            runID, tables.pipeline.name, replaced.recordID, tables.pipeline.table, replaced.generation,
+        ]
         arguments += processors.map(\.name)
-        arguments += [tables.pipeline.name, result.recordID]
+        arguments += [tables.pipeline.name, replaced.recordID]
         try keep.execute(arguments: StatementArguments(arguments))
     }
 }

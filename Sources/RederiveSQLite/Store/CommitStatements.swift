@@ -3,13 +3,11 @@ import Rederive
 import RederiveSQL
 
 /// The statements of one commit, prepared once per shape and reused for every record of the batch:
-/// reading and writing derived values depends on which processors derived the record, stamping and
-/// clearing failures on how many records.
+/// writing derived values depends on which processors derived the record, stamping and clearing
+/// failures on how many records.
 final class CommitStatements {
     private let db: Database
     private let tables: PipelineTables
-    let generation: Statement
-    private var selects: [[Int]: Statement] = [:]
     private var writes: [[Int]: Statement] = [:]
     private var failureClears: [Int: Statement] = [:]
     private var recordStamps: [Int: Statement] = [:]
@@ -17,7 +15,6 @@ final class CommitStatements {
     init(_ db: Database, _ tables: PipelineTables) throws {
         self.db = db
         self.tables = tables
-        generation = try db.cachedStatement(sql: "SELECT generation FROM rederive_records WHERE source = ? AND record_id = ?")
     }
 
     /// Stores one record's projection: pipeline, record, generation, version, checksum, payload digest, bytes.
@@ -35,16 +32,6 @@ final class CommitStatements {
 
     private func columnNames(_ processors: [Int]) -> [String] {
         processors.flatMap { tables.pipeline.processors[$0].columns.map { SQL.identifier($0.name) } }
-    }
-
-    /// Reads the stored values of these processors' columns, by record id.
-    func selectValues(_ processors: [Int]) throws -> Statement {
-        if let statement = selects[processors] { return statement }
-        let statement = try db.cachedStatement(sql: """
-            SELECT \(columnNames(processors).joined(separator: ", ")) FROM \(tables.destination) WHERE \(tables.destinationID) = ?
-            """)
-        selects[processors] = statement
-        return statement
     }
 
     /// Writes these processors' columns: the companion row's upsert (id first), or the record's update (id last).
