@@ -17,10 +17,7 @@ extension PostgresStore {
     /// records' stamps say what is still stale.
     public func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> RunCounts {
         guard !results.isEmpty else { return RunCounts() }
-        // Values are written by position: a result with too few or too many is refused whole, as on SQLite.
-        if let error = results.lazy.compactMap({ $0.valueCountError(in: plan.pipeline) }).first {
-            throw error
-        }
+        let batch = try CommitBatch(results, of: plan.pipeline)
         if let lease, isAbandoned(lease) { throw leaseLost(lease) }
         let tables = PostgresPipelineTables(plan.pipeline)
         let logger = self.logger
@@ -32,14 +29,15 @@ extension PostgresStore {
                     // updates other columns), and no one reaps the lease until the commit has ended.
                     guard try await Self.holdsForCommit(lease, connection, logger) else { throw self.leaseLost(lease) }
                 }
-                let accepted = try await self.accept(results, tables, runID: runID, lease: lease, connection, logger)
-                var counts = RunCounts()
-                counts.skipped = results.count - accepted.count
-                let kept = results.filter { accepted.contains($0.recordID) }
-                if !kept.isEmpty {
-                    let writer = PostgresBatchWriter(tables: tables, runID: runID, statements: self.statements)
-                    try await writer.store(kept, connection, logger, into: &counts)
+                // Accepting marks the accepted records committed by the run and frees this lease's claims.
+                let accepted = try await self.accept(batch, tables, runID: runID, lease: lease, connection, logger)
+                let writer = PostgresBatchWriter(tables: tables, runID: runID, statements: self.statements)
+                let stored = try await writer.commitState(of: batch, accepted: accepted, connection, logger)
+                let commit = batch.plan(stored: stored, rules: PostgresStorage.rules)
+                for step in commit.steps {
+                    try await writer.write(step, connection, logger)
                 }
+                let counts = commit.counts
                 try await self.count(counts, runID: runID, lease: lease, connection, logger)
                 return counts
             }
@@ -47,7 +45,7 @@ extension PostgresStore {
             guard let lease else { throw fault.error }
             abandon(lease)
             logger.warning("a commit's outcome is unknown; giving up its lease and deriving on with a new one", metadata: [
-                "error": "\(fault.error)", "records": "\(results.count)",
+                "error": "\(fault.error)", "records": "\(batch.count)",
             ])
             throw RederiveError(
                 .leaseLost,
@@ -100,13 +98,13 @@ extension PostgresStore {
     /// still there) at the generation they were read at. Frees this lease's claims on all of them,
     /// marking those accepted as committed by the run.
     private func accept(
-        _ results: [RecordResult], _ tables: PostgresPipelineTables, runID: Int64, lease: WorkerLease?,
+        _ results: CommitBatch, _ tables: PostgresPipelineTables, runID: Int64, lease: WorkerLease?,
         _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> Set<Int64> {
-        let ids = results.map(\.recordID)
+        let ids = results.recordIDs
         var statement = SQLStatement()
         let source = statement.bind(tables.pipeline.table)
-        let batch = "unnest(\(statement.bind(ids)), \(statement.bind(results.map(\.generation)))) AS c(id, generation)"
+        let batch = "unnest(\(statement.bind(ids)), \(statement.bind(results.generations))) AS c(id, generation)"
         if let lease {
             let token = statement.bind(lease.token)
             statement.sql = """
@@ -134,65 +132,24 @@ extension PostgresStore {
     }
 }
 
-/// Writes one batch's accepted results: values that changed, one stamp row per record, failures, projections.
+/// Writes one batch's plan: values that changed, one stamp row per record, failures, projections.
 struct PostgresBatchWriter {
     let tables: PostgresPipelineTables
     let runID: Int64
     let statements: PreparedStatements
 
-    func store(_ results: [RecordResult], _ connection: PostgresConnection, _ logger: Logger, into counts: inout RunCounts) async throws {
+    /// Writes one step of a plan; each record appears at most once in it, as one statement's
+    /// `ON CONFLICT DO UPDATE` requires.
+    func write(_ step: CommitWrites, _ connection: PostgresConnection, _ logger: Logger) async throws {
         let processors = tables.pipeline.processors
-        let stored = try await storedValues(of: results.map(\.recordID), connection, logger)
-        var writes: [[Int]: [(Int64, [DerivedValue])]] = [:]
-        var stamps: [(Int64, String)] = []
-        var cleared: [(Int64, String)] = []
-        var failures: [(RecordResult, ProcessorDescriptor, FailureKind, String)] = []
-        var replaced: [(id: Int64, generation: Int64, kept: String)] = []
-        for result in results {
-            let (derivedIndices, values, failed) = result.committable
-            failures += failed.map { (result, processors[$0.processor], $0.kind, $0.message) }
-            var changed = false
-            if !derivedIndices.isEmpty {
-                let kept = replacedValues(derivedIndices, values, stored: stored[result.recordID])
-                changed = !kept.isEmpty
-                if changed {
-                    writes[derivedIndices, default: []].append((result.recordID, values))
-                    replaced.append((result.recordID, result.generation, kept.json))
-                }
-                stamps.append((result.recordID, stamp(derivedIndices, result)))
-                cleared += derivedIndices.map { (result.recordID, processors[$0].name) }
-            }
-            counts.count(failed: !failed.isEmpty, changed: changed)
+        for (shape, rows) in step.valuesByProcessors {
+            try await writeValues(shape, rows.map { ($0.recordID, $0.values) }, connection, logger)
         }
-        for (shape, rows) in writes {
-            try await writeValues(shape, rows, connection, logger)
-        }
-        try await keepReplaced(replaced, connection, logger)
-        try await writeStamps(stamps, connection, logger)
-        try await clearFailures(cleared, connection, logger)
-        try await writeFailures(failures, connection, logger)
-        try await PostgresProjectionWriter(pipeline: tables.pipeline, statements: statements).write(results, connection, logger)
-    }
-
-    /// The processors among `derived` whose stored values the new `values` (all of `derived`'s columns,
-    /// in order) change, with the values they replace: nil when the record has no row of derived values.
-    private func replacedValues(_ derived: [Int], _ values: [DerivedValue], stored: [[DerivedValue]]?) -> ReplacedValues {
-        var kept = ReplacedValues()
-        var offset = 0
-        for index in derived {
-            let processor = tables.pipeline.processors[index]
-            let new = values[offset..<(offset + processor.columns.count)]
-            offset += processor.columns.count
-            guard let old = stored?[index] else {
-                kept.processors.append((processor, nil))
-                continue
-            }
-            let unchanged = zip(zip(old, new), processor.columns).allSatisfy { pair, column in
-                PostgresStorage.rules.isUnchanged(pair.0, byStoring: pair.1, in: column.type)
-            }
-            if !unchanged { kept.processors.append((processor, old)) }
-        }
-        return kept
+        try await keepReplaced(step.replaced.map { ($0.recordID, $0.generation, ReplacedValues($0, tables.pipeline).json) }, connection, logger)
+        try await writeStamps(step.stamps.map { ($0.recordID, stamp($0)) }, connection, logger)
+        try await clearFailures(step.clearedFailures.map { ($0.recordID, processors[$0.processor].name) }, connection, logger)
+        try await writeFailures(step.failures, connection, logger)
+        try await PostgresProjectionWriter(pipeline: tables.pipeline, statements: statements).write(step.projections, connection, logger)
     }
 
     /// Keeps, for rollback, what the batch's changed records held before: the values (given) and the
@@ -220,8 +177,8 @@ struct PostgresBatchWriter {
     /// `{"name": {"current": true, "version": …, "generation": …, "digest": …, "run": …}, …}`; a
     /// dependent's entry also keeps what it derived from: `"inputs_digest"` (the ``InputDigest`` of
     /// its inputs' values) and `"input_versions"` (as in `"floor_area@2,section_labels@1"`).
-    private func stamp(_ indices: [Int], _ result: RecordResult) -> String {
-        let entries = indices.map { index in
+    private func stamp(_ result: StampWrite) -> String {
+        let entries = result.processors.map { index in
             let processor = tables.pipeline.processors[index]
             var entry = "\(PostgresStore.jsonString(processor.name)): {\"current\": true, \"version\": \(processor.version), "
                 + "\"generation\": \(result.generation), \"digest\": \(result.payloadDigest), \"run\": \(runID)"
@@ -236,26 +193,37 @@ struct PostgresBatchWriter {
         return "{" + entries.joined(separator: ", ") + "}"
     }
 
-    /// Per record, per processor of the pipeline, the values its columns hold now; no entry for a
-    /// record without a companion row.
-    private func storedValues(of ids: [Int64], _ connection: PostgresConnection, _ logger: Logger) async throws -> [Int64: [[DerivedValue]]] {
-        let processors = tables.pipeline.processors
-        let columns = processors.flatMap(\.columns)
+    /// What the plan needs of the accepted records: each one's generation and, for the processors
+    /// that derived any record of the batch, the values its columns hold now (nil without a row of
+    /// derived values). A record not accepted (replaced, deleted, or no longer this lease's) has no
+    /// state, so the plan skips it.
+    func commitState(
+        of batch: CommitBatch, accepted: Set<Int64>, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> [Int64: StoredCommitState] {
+        guard !accepted.isEmpty else { return [:] }
+        let pipeline = tables.pipeline
+        let processors = batch.derivedProcessors
+        let columns = processors.flatMap { pipeline.processors[$0].columns }
         var statement = SQLStatement()
         statement.sql = """
-            SELECT \(tables.destinationID), \(columns.map { PostgresSQL.identifier($0.name) }.joined(separator: ", "))
-            FROM \(tables.destination) WHERE \(tables.destinationID) = ANY(\(statement.bind(ids)))
+            SELECT r.record_id, r.generation, d.\(tables.destinationID) IS NOT NULL\(columns.map { ", d.\(PostgresSQL.identifier($0.name))" }.joined())
+            FROM rederive_records r LEFT JOIN \(tables.destination) d ON d.\(tables.destinationID) = r.record_id
+            WHERE r.source = \(statement.bind(pipeline.table)) AND r.record_id = ANY(\(statement.bind(Array(accepted))))
             """
-        var stored: [Int64: [[DerivedValue]]] = [:]
+        var stored: [Int64: StoredCommitState] = [:]
         for row in try await statements.run(statement, on: connection, logger: logger) {
             let cells = row.makeRandomAccess()
-            var offset = 1
-            var values: [[DerivedValue]] = []
-            for processor in processors {
-                values.append(try PostgresStore.values(cells, from: offset, processor.columns))
-                offset += processor.columns.count
+            var values: [Int: [DerivedValue]]? = nil
+            if try cells[2].decode(Bool.self) {
+                var offset = 3
+                values = [:]
+                for index in processors {
+                    let processor = pipeline.processors[index]
+                    values?[index] = try PostgresStore.values(cells, from: offset, processor.columns)
+                    offset += processor.columns.count
+                }
             }
-            stored[try cells[0].decode(Int64.self)] = values
+            stored[try cells[0].decode(Int64.self)] = StoredCommitState(generation: try cells[1].decode(Int64.self), values: values)
         }
         return stored
     }
@@ -323,10 +291,9 @@ struct PostgresBatchWriter {
         try await statements.run(statement, on: connection, logger: logger)
     }
 
-    private func writeFailures(
-        _ failures: [(RecordResult, ProcessorDescriptor, FailureKind, String)], _ connection: PostgresConnection, _ logger: Logger
-    ) async throws {
-        guard !failures.isEmpty else { return }
+    private func writeFailures(_ written: [FailureWrite], _ connection: PostgresConnection, _ logger: Logger) async throws {
+        guard !written.isEmpty else { return }
+        let failures = written.map { (recordID: $0.recordID, generation: $0.generation, processor: tables.pipeline.processors[$0.processor], kind: $0.kind, message: $0.message) }
         var statement = SQLStatement()
         let pipeline = statement.bind(tables.pipeline.name)
         let source = statement.bind(tables.pipeline.table)
@@ -336,16 +303,16 @@ struct PostgresBatchWriter {
                 (pipeline, processor, record_id, source, version, generation, current, kind, message, run_id, failed_at)
             SELECT \(pipeline), u.processor, u.id, \(source), u.version, u.generation, true, u.kind, u.message, \(run), now()
             FROM unnest(
-                \(statement.bind(failures.map(\.1.name))), \(statement.bind(failures.map(\.0.recordID))),
-                \(statement.bind(failures.map { Int64($0.1.version) })), \(statement.bind(failures.map(\.0.generation))),
-                \(statement.bind(failures.map(\.2.rawValue))), \(statement.bind(failures.map(\.3)))
+                \(statement.bind(failures.map(\.processor.name))), \(statement.bind(failures.map(\.recordID))),
+                \(statement.bind(failures.map { Int64($0.processor.version) })), \(statement.bind(failures.map(\.generation))),
+                \(statement.bind(failures.map(\.kind.rawValue))), \(statement.bind(failures.map(\.message)))
             ) AS u(processor, id, version, generation, kind, message)
             ON CONFLICT (pipeline, processor, record_id) DO UPDATE SET
                 version = excluded.version, generation = excluded.generation, current = true,
                 kind = excluded.kind, message = excluded.message, run_id = excluded.run_id, failed_at = excluded.failed_at
             """
         try await connection.run(statement, logger: logger)
-        try await unstamp(failures.map { ($0.0.recordID, $0.1.name) }, connection, logger)
+        try await unstamp(failures.map { ($0.recordID, $0.processor.name) }, connection, logger)
     }
 
     /// Marks the stamp entries of processors that failed not current: a processor that failed no

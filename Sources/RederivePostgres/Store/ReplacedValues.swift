@@ -6,7 +6,16 @@ import Rederive
 struct ReplacedValues {
     var processors: [(processor: ProcessorDescriptor, values: [DerivedValue]?)] = []
 
-    var isEmpty: Bool { processors.isEmpty }
+    /// What a plan says one record's commit replaces.
+    init(_ replaced: ReplacedWrite, _ pipeline: Pipeline) {
+        processors = replaced.processors.map { kept in
+            let values: [DerivedValue]? = switch kept.old {
+            case .values(let values): values
+            case .defaults: nil
+            }
+            return (pipeline.processors[kept.processor], values)
+        }
+    }
 
     /// `{"name": {"values": {"column": value, …} | null}, …}`, as ``PostgresSchema``'s
     /// `rederive_replaced` keeps it before the stamp entries are added.
