@@ -10,7 +10,8 @@ What it does, on one store:
 1. Writes a corpus of BACKLOG records (`rederive generate --corrupt 0`), derives it with `rederive run`,
    then makes every record stale as a logic bump does: each current stamp's version moved one below
    the processor's (`--backlog-kind invalidate` uses `rederive invalidate` instead, whose records the
-   watcher treats as fresh, not as a backlog).
+   watcher treats as fresh, not as a backlog; `--backlog-kind never` derives nothing: a first deployment
+   on an imported table).
 2. Baseline: `rederive run --parallel N` on a copy of that database, timed (wall seconds). Its drain
    rate is BACKLOG / wall. A second baseline, on another copy: the same plain run while the inserts of
    step 3 go on and this process polls as it does there (stopped once the backlog is derived again), so
@@ -94,8 +95,10 @@ BUMP = "UPDATE rederive_stamps SET version = version - 1 WHERE current = 1"
 DERIVED_SINCE = "SELECT record_id FROM rederive_stamps WHERE pipeline = %s AND processor = %s AND record_id >= %s AND current = 1"
 DRAINED = ("SELECT count(*) FROM rederive_stamps WHERE pipeline = %s AND processor = %s AND record_id <= %s AND run_id > %s"
            " AND current = 1")
-FIRST_UNDRAINED = ("SELECT min(record_id) FROM rederive_stamps WHERE pipeline = %s AND processor = %s AND record_id >= %s"
-                   " AND record_id <= %s AND NOT (run_id > %s AND current = 1)")
+# From rederive_records, so that a record never derived, which has no stamp, counts as undrained.
+FIRST_UNDRAINED = ("SELECT min(r.record_id) FROM rederive_records r WHERE r.source = 'room_scans' AND r.record_id >= %s"
+                   " AND r.record_id <= %s AND NOT EXISTS (SELECT 1 FROM rederive_stamps s WHERE s.pipeline = %s"
+                   " AND s.processor = %s AND s.record_id = r.record_id AND s.run_id > %s AND s.current = 1)")
 
 # --- Stores -------------------------------------------------------------------------------------------
 
@@ -144,7 +147,7 @@ class SQLiteTarget:
         return session.rows(DRAINED, (PIPELINE, LAST_PROCESSOR, last_backlog, first_run))[0][0]
 
     def first_undrained(self, session, low, last_backlog, first_run):
-        return session.rows(FIRST_UNDRAINED, (PIPELINE, LAST_PROCESSOR, low, last_backlog, first_run))[0][0]
+        return session.rows(FIRST_UNDRAINED, (low, last_backlog, PIPELINE, LAST_PROCESSOR, first_run))[0][0]
 
     def reset_statements(self, db):
         pass
@@ -262,9 +265,10 @@ class PostgresTarget:
 
     def first_undrained(self, session, low, last_backlog, first_run):
         first = session.rows(
-            "SELECT min(record_id) FROM rederive_stamps WHERE pipeline = %s AND record_id >= %s AND record_id <= %s"
-            " AND NOT (processors @> %s::jsonb AND (processors->%s->>'run')::bigint > %s)",
-            (PIPELINE, low, last_backlog, json.dumps({LAST_PROCESSOR: {"current": True}}), LAST_PROCESSOR, first_run),
+            "SELECT min(r.record_id) FROM rederive_records r WHERE r.source = 'room_scans' AND r.record_id >= %s"
+            " AND r.record_id <= %s AND NOT EXISTS (SELECT 1 FROM rederive_stamps s WHERE s.pipeline = %s"
+            " AND s.record_id = r.record_id AND s.processors @> %s::jsonb AND (s.processors->%s->>'run')::bigint > %s)",
+            (low, last_backlog, PIPELINE, json.dumps({LAST_PROCESSOR: {"current": True}}), LAST_PROCESSOR, first_run),
         )[0][0]
         return None if first == "" else first
 
@@ -622,8 +626,9 @@ def main():
     parser.add_argument("--parallel", type=int, default=2)
     parser.add_argument("--poll-ms", type=float, default=10)
     parser.add_argument("--seed", type=int, default=26)
-    parser.add_argument("--backlog-kind", choices=["bump", "invalidate"], default="bump",
-                        help="how the backlog is made stale: a logic version bump (default) or `rederive invalidate`")
+    parser.add_argument("--backlog-kind", choices=["bump", "invalidate", "never"], default="bump",
+                        help="how the backlog is made stale: a logic version bump (default), `rederive invalidate`, "
+                             "or never derived at all (a first deployment on an imported table)")
     parser.add_argument("--no-plain-beside-inserts", action="store_true",
                         help="skip the second baseline: a plain run while the same inserts and polls go on")
     parser.add_argument("--rounds", type=int, default=1,
@@ -659,10 +664,11 @@ def main():
         else:
             log(f"backlog: generate {args.backlog} records, derive them, make them stale ({args.backlog_kind})")
             run([rederive, "generate", "--db", template, "--count", str(args.backlog), "--seed", str(args.seed), "--corrupt", "0"])
-            run([rederive, "run", "--db", template, "--progress", "none", "--parallel", str(args.parallel)])
+            if args.backlog_kind != "never":
+                run([rederive, "run", "--db", template, "--progress", "none", "--parallel", str(args.parallel)])
             if args.backlog_kind == "invalidate":
                 run([rederive, "invalidate", "--db", template])
-            else:
+            elif args.backlog_kind == "bump":
                 target.mark_bumped(template)
 
         rounds = []

@@ -38,6 +38,11 @@ extension MemoryStore: ChangeSignaling {
         }
     }
 
+    /// The highest id among the pipeline's records.
+    public func lastRecordID(of pipeline: Pipeline) async throws -> Int64? {
+        state.withLock { $0.tables[pipeline.table]?.records.keys.max() }
+    }
+
     /// Starts the lease's claims of the plan from the first record again, and lets it claim the
     /// records its run committed before: a watcher's run lasts long, and a record it derived may
     /// have become stale again since (invalidated, say).

@@ -70,9 +70,10 @@ extension MemoryState {
         return failure
     }
 
-    /// The plan's processors stale for a record, in index order.
+    /// The plan's processors stale for a record, in index order; none for a record outside the plan's ids.
     func staleProcessors(_ plan: RunPlan, _ recordID: Int64) -> [Int] {
-        plan.selection.filter { index in
+        guard plan.recordIDs.contains(recordID) else { return [] }
+        return plan.selection.filter { index in
             currentStamp(plan.pipeline, index, recordID) == nil
                 && (plan.retryFailed || currentFailure(plan.pipeline, index, recordID) == nil)
                 && inLane(plan.lane, plan.pipeline, index, recordID)

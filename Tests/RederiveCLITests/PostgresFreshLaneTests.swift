@@ -38,6 +38,22 @@ struct PostgresFreshLaneTests {
         try await store.releaseLease(lease)
     }
 
+    @Test func aPlanOfSomeIdsClaimsOnlyThose() async throws {
+        let fixture = try await PostgresClaimFixture(records: 6)
+        let store = fixture.store
+        defer { store.close() }
+        let last = try #require(try await store.lastRecordID(of: fixture.pipeline))
+        // A watcher draining a never-derived table up to the third-to-last id, with its fresh lane after it.
+        let drained = fixture.plan.restricted(to: .all, recordIDs: Int64.min...(last - 2))
+        let after = fixture.plan.restricted(to: .fresh, recordIDs: (last - 1)...Int64.max)
+        let lease = try await fixture.lease(1)
+        let ahead = try await store.claim(after, limit: 10, byteLimit: 1 << 20, lease: lease)
+        let drain = try await store.claim(drained, limit: 10, byteLimit: 1 << 20, lease: lease)
+        #expect(ahead.map(\.recordID).sorted() == [last - 1, last])
+        #expect(drain.count == 4 && drain.allSatisfy { $0.recordID <= last - 2 })
+        try await store.releaseLease(lease)
+    }
+
     @Test func aFreshClaimThatFindsNothingFreeDoesNotWaitForAnotherWatchersRecords() async throws {
         let fixture = try await Self.derivedFixture()
         let (store, pipeline) = (fixture.store, fixture.pipeline)

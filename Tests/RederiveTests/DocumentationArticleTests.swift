@@ -46,4 +46,16 @@ struct DocumentationArticleTests {
         #expect(inReadme.count == states.count)
         #expect(Self.rows(landing, terms: states) == inReadme)
     }
+
+    @Test func theGlossaryDefinesEveryConceptTheApiAndTheCommandsShare() throws {
+        let landing = try String(contentsOf: Self.catalog.appendingPathComponent("Rederive.md"), encoding: .utf8)
+        let concepts = [
+            "payload", "processor", "pipeline", "stamp", "up to date", "stale", "failed", "run", "lease", "claim", "commit",
+            "generation", "projection", "worker", "batch", "pass", "lane", "fresh", "backlog", "hold", "watcher run",
+        ]
+        let rows = Self.rows(landing, terms: concepts)
+        for concept in concepts {
+            #expect(!(rows[concept] ?? "").isEmpty, "the glossary has no entry for \(concept)")
+        }
+    }
 }

@@ -13,6 +13,11 @@ public struct RunPlan: Sendable {
     /// Which of the stale records the plan derives: all of them, or one of the two lanes a watcher
     /// drains side by side.
     public let lane: StaleLane
+    /// The ids of the records the plan derives: every id by default. A watcher draining the records
+    /// that were stale when it looked derives those up to the last id it saw, and claims the records
+    /// written since ahead of them, after that id. Claims and reads of pending records keep to these
+    /// ids; ``RecordStore/pendingCount(_:)`` counts, from the store's counts, every id.
+    public let recordIDs: ClosedRange<Int64>
     /// The selected processors that read the payload.
     private let payloadReaders: Set<Int>
     /// The selected processors that derive from other processors.
@@ -33,9 +38,10 @@ public struct RunPlan: Sendable {
     ///   - retryFailed: Whether records that already failed at the current version and payload are tried again.
     ///   - readsProjections: Whether stored projections serve instead of payloads, where the pipeline keeps them.
     ///   - lane: Which of the stale records the plan derives; all of them by default.
+    ///   - recordIDs: The ids of the records the plan derives; every id by default.
     public init(
         pipeline: Pipeline, selection: [Int]? = nil, retryFailed: Bool = false, readsProjections: Bool = true,
-        lane: StaleLane = .all
+        lane: StaleLane = .all, recordIDs: ClosedRange<Int64> = .everyID
     ) {
         self.pipeline = pipeline
         self.readsProjections = readsProjections && pipeline.projectionVersion != nil
@@ -48,6 +54,7 @@ public struct RunPlan: Sendable {
         }
         self.retryFailed = retryFailed
         self.lane = lane
+        self.recordIDs = recordIDs
         payloadReaders = Set(self.selection.filter { pipeline.processors[$0].readsPayload })
         // Stores ask for these for every record they read: worked out once.
         dependents = self.selection.filter { !graph.inputs[$0].isEmpty }
@@ -56,7 +63,20 @@ public struct RunPlan: Sendable {
 
     /// The same plan for `lane`'s records.
     public func restricted(to lane: StaleLane) -> RunPlan {
-        RunPlan(pipeline: pipeline, selection: selection, retryFailed: retryFailed, readsProjections: readsProjections, lane: lane)
+        restricted(to: lane, recordIDs: recordIDs)
+    }
+
+    /// The same plan for `lane`'s records among those whose ids are in `recordIDs`.
+    public func restricted(to lane: StaleLane, recordIDs: ClosedRange<Int64>) -> RunPlan {
+        RunPlan(
+            pipeline: pipeline, selection: selection, retryFailed: retryFailed, readsProjections: readsProjections, lane: lane,
+            recordIDs: recordIDs
+        )
+    }
+
+    /// Whether the plan derives records of some ids only (``recordIDs``).
+    public var isRangeOfIDs: Bool {
+        recordIDs != .everyID
     }
 
     /// The selected processors.
@@ -102,4 +122,9 @@ public struct RunPlan: Sendable {
             consumedDigests: consumedDigests, failures: failures, storageRules: rules
         )
     }
+}
+
+extension ClosedRange<Int64> {
+    /// Every record id: a plan's ``RunPlan/recordIDs`` unless it derives some ids only.
+    public static var everyID: ClosedRange<Int64> { Int64.min...Int64.max }
 }

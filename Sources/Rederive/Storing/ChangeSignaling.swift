@@ -35,6 +35,12 @@ public protocol ChangeSignaling: Sendable {
     /// Nil where the store cannot count them so, as the default: the watcher then passes over the plan.
     func backlogCount(_ plan: RunPlan) async throws -> Int?
 
+    /// The highest id among `pipeline`'s records, nil when it has none; read from an index, never a
+    /// pass over the records. A watcher that finds a backlog of fresh records (a table never derived,
+    /// or invalidated whole) drains the records up to this id, and claims those written since, after
+    /// it, ahead of them.
+    func lastRecordID(of pipeline: Pipeline) async throws -> Int64?
+
     /// Records a watcher's run as ``RecordStore/startRun(_:lease:)`` does, taking `pending` (per plan,
     /// what the watcher found stale) for its count of pending records where the store's own count would
     /// cost a pass over the table: a watcher starts a run at each busy period, and needs no exact count.

@@ -79,6 +79,16 @@ extension PostgresStore: ChangeSignaling {
         return plan.selection.map { counts.backlog[$0] }.max() ?? 0
     }
 
+    /// The highest id in `rederive_records` of the pipeline's table, from the primary key's last entry.
+    public func lastRecordID(of pipeline: Pipeline) async throws -> Int64? {
+        let logger = self.logger
+        return try await withConnection("read") { connection in
+            var statement = SQLStatement()
+            statement.sql = "SELECT max(record_id) FROM rederive_records WHERE source = \(statement.bind(pipeline.table))"
+            return try await connection.run(statement, logger: logger).collect { try $0.decode(Int64?.self) }.first ?? nil
+        }
+    }
+
     /// Forgets where the lease's claims of the plan reached: the next claim looks from the first record.
     /// A claim of a whole run or a backlog that reaches the end of the ids looks again from the first
     /// record by itself; a fresh lane's goes on from where it reached until this is called.

@@ -95,7 +95,7 @@ extension PostgresStore {
 
     /// Per processor of the plan, a condition on `r` (rederive_records) and `s` (the record's stamp
     /// row, LEFT JOINed on the returned pipeline placeholder) that holds when the processor is stale
-    /// for the record; and their disjunction.
+    /// for the record; and their disjunction, within the plan's ids.
     static func staleCondition(_ plan: RunPlan, _ statement: inout SQLStatement) -> (pipeline: String, flags: [String], any: String) {
         let pipeline = statement.bind(plan.pipeline.name)
         var flags: [String] = []
@@ -116,7 +116,13 @@ extension PostgresStore {
             }
             flags.append("(\(flag))")
         }
-        return (pipeline, flags, flags.joined(separator: " OR "))
+        var any = flags.joined(separator: " OR ")
+        if plan.isRangeOfIDs {
+            // A plan of some ids only: the records outside them are not its to hand out or count.
+            let ids = plan.recordIDs
+            any = "r.record_id BETWEEN \(statement.bind(ids.lowerBound)) AND \(statement.bind(ids.upperBound)) AND (\(any))"
+        }
+        return (pipeline, flags, any)
     }
 
     /// `{"name": {"current": true, "version": 2}}`: what a stamp row contains when the processor is up to date.

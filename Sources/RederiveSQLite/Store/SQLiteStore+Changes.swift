@@ -52,6 +52,15 @@ extension SQLiteStore: ChangeSignaling {
         return stream
     }
 
+    /// The highest id in `rederive_records` of the pipeline's table, from the primary key's last entry.
+    public func lastRecordID(of pipeline: Pipeline) async throws -> Int64? {
+        try await read { db in
+            try Int64.fetchOne(
+                db.cachedStatement(sql: "SELECT max(record_id) FROM rederive_records WHERE source = ?"), arguments: [pipeline.table]
+            )
+        }
+    }
+
     /// Forgets where the lease's claims of the plan reached, and the shape of the query they used:
     /// the next claim counts again and looks from the first record.
     public func restartClaims(_ plan: RunPlan, lease: WorkerLease) {

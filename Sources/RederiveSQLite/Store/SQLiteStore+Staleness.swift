@@ -119,10 +119,16 @@ extension SQLiteStore {
         /// The columns of a row of the query.
         var columnCount: Int { layout.columnCount }
 
+        /// The arguments of ``sql`` for the records after `cursor` (from the first when nil), within the
+        /// plan's ids, at most `limit` of them.
         func arguments(cursor: Int64?, limit: Int?) -> StatementArguments {
             var values: [(any DatabaseValueConvertible)?] = processorArguments
             values.append(source)
-            values.append(cursor ?? Int64.min)
+            let ids = plan.recordIDs
+            var after = cursor ?? Int64.min
+            if ids.lowerBound > Int64.min { after = max(after, ids.lowerBound - 1) }
+            values.append(after)
+            if plan.isRangeOfIDs { values.append(ids.upperBound) }
             if let limit { values.append(limit) }
             return StatementArguments(values)
         }
@@ -228,7 +234,7 @@ extension SQLiteStore {
             SELECT * FROM (
                 SELECT r.record_id, r.generation\(flags.map { ", " + $0 }.joined())
                 FROM rederive_records r
-                WHERE r.source = ? AND r.record_id > ?
+                WHERE r.source = ? AND r.record_id > ?\(plan.isRangeOfIDs ? " AND r.record_id <= ?" : "")
             )
             WHERE \(anyStale)
             ORDER BY record_id\(limit ? " LIMIT ?" : "")

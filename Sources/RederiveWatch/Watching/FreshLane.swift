@@ -16,6 +16,10 @@ import Synchronization
 /// the store signalled a change since its last look, and its records are derived and committed in the
 /// backlog's stream. A sweep may then find records the lane handed out and the stream has not
 /// committed yet: they are not handed out again.
+///
+/// A backlog of fresh records (a table never derived, or invalidated whole) is drained up to the last
+/// id the watcher saw when it found it (``drainingUpTo(_:_:)``): the lane then claims only the records
+/// after that id, ahead of the drain, so that records written meanwhile never queue behind it.
 final class FreshLane: ClaimsAhead {
     /// The plan of the lane's claims.
     let plan: RunPlan
@@ -33,6 +37,8 @@ final class FreshLane: ClaimsAhead {
         var nextSweep: ContinuousClock.Instant
         /// The last look ahead filled its claim: the next one looks again without a signal.
         var more = false
+        /// While a backlog of fresh records drains up to an id: the lane's plan for the records after it.
+        var afterDrained: RunPlan?
         /// Records handed out ahead of a backlog and not committed yet.
         var inFlight: Set<Int64> = []
         /// The lane looked without sweeping since its last sweep: a record written behind where its
@@ -61,6 +67,16 @@ final class FreshLane: ClaimsAhead {
     /// When the lane owes a sweep: it looked since its last sweep without one, and the next is due then.
     var owedSweep: ContinuousClock.Instant? {
         state.withLock { $0.sweepOwed ? $0.nextSweep : nil }
+    }
+
+    /// Runs `drain`, a pass over the stale records up to `lastID`, with the lane claiming ahead of it only
+    /// the records after `lastID`: the two never hand out the same record, and the lane's sweeps look
+    /// no further back than `lastID`, which is below `Int64.max`.
+    func drainingUpTo<T>(_ lastID: Int64, _ drain: () async throws -> T) async throws -> T {
+        let after = plan.restricted(to: .fresh, recordIDs: (lastID + 1)...Int64.max)
+        state.withLock { $0.afterDrained = after }
+        defer { state.withLock { $0.afterDrained = nil } }
+        return try await drain()
     }
 
     /// Makes the next look sweep: what the lane handed out may not have been committed (a pass failed).
@@ -120,7 +136,7 @@ final class FreshLane: ClaimsAhead {
     /// that sweeps of a large table take a tenth of a core at most.
     private func claimFromStore(sweep: Bool, lowestInFlight: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {
         let store = self.store
-        let plan = self.plan
+        let plan = state.withLock { $0.afterDrained } ?? self.plan
         let started = clock.now
         if sweep {
             let held = await lease.current

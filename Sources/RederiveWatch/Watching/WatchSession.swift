@@ -175,7 +175,7 @@ struct WatchSession: Sendable {
             // rather than in a pass over every record; a few stale records of both kinds are derived at once.
             let interrupted: Bool
             if pending >= settings.backlogThreshold {
-                interrupted = try await derive(plan.restricted(to: .backlog), records: pending, run: current, clock: clock, ahead: lane)
+                interrupted = try await drain(plan, pending: pending, lane: lane, run: current, clock: clock)
             } else if try await store.backlogCount(plan) == 0 {
                 var opened: RollingRun? = current
                 interrupted = try await deriveFresh(lane, run: &opened, clock: clock) == .stopped
@@ -186,6 +186,23 @@ struct WatchSession: Sendable {
             if interrupted { return true }
         }
         return false
+    }
+
+    /// Drains `pending` stale records of `plan` with the fresh records `lane` finds claimed ahead of them.
+    ///
+    /// A backlog of a logic version's bump is drained as the backlog lane, and the lane claims fresh
+    /// records, wherever they are. A backlog of fresh records (a table never derived, or invalidated
+    /// whole) is not in that lane, and the lane would find it all, in id order, ahead of the records
+    /// written since: it is drained instead as every stale record up to the last id seen now, and the
+    /// lane claims only the records after that id ahead of it.
+    private func drain(_ plan: RunPlan, pending: Int, lane: FreshLane, run: RollingRun, clock: ContinuousClock) async throws -> Bool {
+        let backlog = try await store.backlogCount(plan) ?? pending
+        if pending - backlog >= settings.backlogThreshold, let last = try await store.lastRecordID(of: plan.pipeline), last < .max {
+            return try await lane.drainingUpTo(last) {
+                try await derive(plan.restricted(to: .all, recordIDs: .min...last), records: pending, run: run, clock: clock, ahead: lane)
+            }
+        }
+        return try await derive(plan.restricted(to: .backlog), records: pending, run: run, clock: clock, ahead: lane)
     }
 
     /// How many records of `plan` are stale, from each processor's index counts: the most that any one

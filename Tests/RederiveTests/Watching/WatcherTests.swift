@@ -140,6 +140,70 @@ struct FreshFirstTests {
     }
 }
 
+extension FreshFirstTests {
+    @Test func recordsWrittenBesideANeverDerivedTableAreDerivedAheadOfIt() async throws {
+        try await withTemporaryDatabase { path in
+            try await prepare(TestPipeline().pipeline, at: path)
+            // A table no run derived: every record is fresh, slowed to 2 ms a record.
+            try insertRecords(samples(3_000), into: path)
+            let backlogDerived = Atomic<Int>(0)
+            let test = TestPipeline(onTotal: { sample in
+                if sample.label.hasPrefix("s") {
+                    backlogDerived.add(1, ordering: .relaxed)
+                    usleep(2_000)
+                }
+            })
+            let watcher = Watcher(store: try SQLiteStore(path: path), pipelines: [test.pipeline], configuration: watchConfiguration())
+            let inspection = Inspection(path: path)
+            var backlogWhenNewDone = 0
+            try await whileWatching(watcher) {
+                #expect(await eventually(within: 60) { backlogDerived.load(ordering: .relaxed) > 100 })
+                try insertRecords((0..<5).map { ("new\($0)", sampleJSON("fresh\($0)", [1, 2])) }, into: path)
+                #expect(await eventually(within: 60) {
+                    (try? inspection.count("""
+                        SELECT count(*) FROM items i JOIN items_derived d ON d.id = i.id WHERE i.key LIKE 'new%' AND d.total = 3
+                        """)) == 5
+                })
+                backlogWhenNewDone = backlogDerived.load(ordering: .relaxed)
+                #expect(await eventually(within: 120) { test.log.total("total") == 3_005 })
+            }
+            // The new records did not queue behind the never-derived ones, which come first by id.
+            #expect(backlogWhenNewDone < 2_500, "\(backlogWhenNewDone) never-derived records were derived before the new ones")
+            // The drain and the records claimed ahead of it never shared a record.
+            #expect(test.log.all.values.allSatisfy { $0 == 1 }, "\(test.log.all.filter { $0.value > 1 })")
+            #expect(try inspection.count("SELECT count(*) FROM rederive_stamps WHERE processor = 'total' AND current = 1") == 3_005)
+        }
+    }
+
+    @Test func onTheInMemoryStoreRecordsWrittenBesideANeverDerivedTableAreDerivedAheadOfIt() async throws {
+        let backlogDerived = Atomic<Int>(0)
+        let test = TestPipeline(onTotal: { sample in
+            if sample.label.hasPrefix("s") {
+                backlogDerived.add(1, ordering: .relaxed)
+                usleep(2_000)
+            }
+        })
+        let store = MemoryStore()
+        try await store.prepare(test.pipeline)
+        for (key, json) in samples(2_000) {
+            _ = try store.insert(Array(json.utf8), key: key, into: test.pipeline)
+        }
+        let watcher = Watcher(store: store, pipelines: [test.pipeline], configuration: watchConfiguration())
+        var backlogWhenNewDone = 0
+        try await whileWatching(watcher) {
+            #expect(await eventually(within: 60) { backlogDerived.load(ordering: .relaxed) > 100 })
+            for index in 0..<5 {
+                _ = try store.insert(Array(sampleJSON("fresh\(index)", [1, 2]).utf8), key: "new\(index)", into: test.pipeline)
+            }
+            #expect(await eventually(within: 60) { (0..<5).allSatisfy { test.log.count("total", "fresh\($0)") == 1 } })
+            backlogWhenNewDone = backlogDerived.load(ordering: .relaxed)
+            #expect(await eventually(within: 120) { test.log.total("total") == 2_005 })
+        }
+        #expect(backlogWhenNewDone < 1_500, "\(backlogWhenNewDone) never-derived records were derived before the new ones")
+        #expect(test.log.all.values.allSatisfy { $0 == 1 }, "\(test.log.all.filter { $0.value > 1 })")
+    }
+}
+
 @Suite("Watcher: outages")
 struct WatcherOutageTests {
     @Test func anAppHoldingTheWriteLockMakesTheWatcherWaitNotFail() async throws {
