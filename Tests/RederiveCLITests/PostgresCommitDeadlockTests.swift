@@ -23,8 +23,9 @@ struct PostgresCommitDeadlockTests {
             let prepared = try await harness.rederive("run", "--limit", "1", "--progress", "none")
             try #require(prepared.status == 0, "\(prepared.errors)")
             try server.psql(database, "CREATE EXTENSION IF NOT EXISTS pgrowlocks")
-            let locker = Task.detached {
-                try? server.psql(database, "BEGIN; LOCK TABLE room_scans_derived IN EXCLUSIVE MODE; SELECT pg_sleep(60); COMMIT")
+            // Held for 20 s at most, well within the commit's deadline (30 s), and let go sooner below.
+            let locker = Self.blocking {
+                try? server.psql(database, "BEGIN; LOCK TABLE room_scans_derived IN EXCLUSIVE MODE; SELECT pg_sleep(20); COMMIT")
             }
             let lockerPID = "SELECT pid FROM pg_stat_activity WHERE query LIKE '%LOCK TABLE room_scans_derived%' AND pid <> pg_backend_pid()"
             try await PostgresCrossHostTests.waitUntil("the companion table is locked", limit: .seconds(30)) {
@@ -46,7 +47,7 @@ struct PostgresCommitDeadlockTests {
                 SELECT r.record_id FROM rederive_records r JOIN pgrowlocks('rederive_records') l ON r.ctid = l.locked_row
                 WHERE \(commitPID) = ANY(l.pids) ORDER BY r.record_id LIMIT 1
                 """).first?.first, "the waiting commit holds no record")
-            let app = Task.detached { () -> String? in
+            let app = Self.blocking { () -> String? in
                 do {
                     _ = try server.psql(database, "DELETE FROM room_scans WHERE id = \(recordID)")
                     return nil
@@ -75,6 +76,16 @@ struct PostgresCommitDeadlockTests {
                     || '|' || (SELECT count(*) FROM room_scans WHERE id = \(recordID))
                 """).trimmingCharacters(in: .whitespacesAndNewlines)
             #expect(left == "19|19|0", "rows | derived rows | the deleted record's rows")
+        }
+    }
+
+    /// Runs `body` (a `psql` that waits on the server) on a thread of its own, not the test's pool:
+    /// two such waits would take every thread of a small machine's pool and hold up the test.
+    static func blocking<T: Sendable>(_ body: @escaping @Sendable () -> T) -> Task<T, Never> {
+        Task {
+            await withCheckedContinuation { continuation in
+                Thread { continuation.resume(returning: body()) }.start()
+            }
         }
     }
 }
