@@ -41,6 +41,16 @@ extension MemoryStore {
         }
     }
 
+    /// Attaches the new lease to the run, running again unless it was cancelled.
+    public func rejoinRun(_ runID: Int64, lease: WorkerLease) async throws {
+        state.withLock { state in
+            state.leases[lease.token]?.runID = runID
+            guard let index = state.runIndex(runID), state.runs[index].status != .cancelled, state.runs[index].cancelRequestedAt == nil else { return }
+            state.runs[index].status = .running
+            state.runs[index].endedAt = nil
+        }
+    }
+
     /// Leaves the run; the last live lease to leave it ends it with `status`. Its counts are what its
     /// commits added up to, which is what every runner's `counts` sum to.
     public func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts, lease: WorkerLease) async throws {

@@ -213,8 +213,8 @@ struct CrossHosts {
 final class Workers {
     private var unreaped: [RederiveProcess] = []
 
-    func start(_ arguments: [String], wrapper: [String] = [], in directory: URL) throws -> RederiveProcess {
-        let process = try RederiveProcess.start(arguments, wrapper: wrapper, in: directory)
+    func start(_ arguments: [String], wrapper: [String] = [], in directory: URL, program: String = "rederive") throws -> RederiveProcess {
+        let process = try RederiveProcess.start(arguments, wrapper: wrapper, in: directory, program: program)
         unreaped.append(process)
         return process
     }

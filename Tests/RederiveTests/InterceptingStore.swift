@@ -35,6 +35,9 @@ struct InterceptingStore: RecordStore, StoreReporting {
     func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts, lease: WorkerLease) async throws {
         try await base.finishRun(runID, status: status, counts: counts, lease: lease)
     }
+    func rejoinRun(_ runID: Int64, lease: WorkerLease) async throws {
+        try await base.rejoinRun(runID, lease: lease)
+    }
     func pendingCount(_ plan: RunPlan) async throws -> Int { try await base.pendingCount(plan) }
     func pendingRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {
         let records = try await base.pendingRecords(plan, after: cursor, limit: limit, byteLimit: byteLimit)

@@ -32,6 +32,10 @@ public struct RederiveError: Error, Sendable, CustomStringConvertible {
     /// The runner tries such a claim or commit again, with a backoff, and never makes a record's
     /// failure of it (see ``Runner/Configuration-swift.struct/transientRetryLimit``).
     public let isTransient: Bool
+    /// Whether the database was out of reach: the connection was lost, refused or not answered before
+    /// anything was committed. Transient too, and waited for longer than the others: until the
+    /// database is back, within the run's outage bound (``TransientRetry``).
+    package let isOutage: Bool
 
     /// Creates an error.
     ///
@@ -45,6 +49,16 @@ public struct RederiveError: Error, Sendable, CustomStringConvertible {
         self.message = message
         self.underlying = underlying
         self.isTransient = transient
+        isOutage = false
+    }
+
+    /// `error` as the sign of an outage: transient, and waited for until the database is back.
+    package init(outage error: RederiveError) {
+        code = error.code
+        message = error.message
+        underlying = error.underlying
+        isTransient = true
+        isOutage = true
     }
 
     /// The message, followed by the underlying error's when there is one.

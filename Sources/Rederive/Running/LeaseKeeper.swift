@@ -73,6 +73,12 @@ package struct LeaseKeeper: Sendable {
         get async { await held.current }
     }
 
+    /// Tells the keeper the run its lease derives, once the store recorded or joined it (nil once it
+    /// ended): a lease taken after the old one was lost rejoins that run (``RecordStore/rejoinRun(_:lease:)``).
+    package func derives(run runID: Int64?) async {
+        await held.derive(run: runID)
+    }
+
     /// Runs `body` while a child task renews the lease every third of its duration, and another
     /// follows the ``control`` (read once before `body` starts), then releases
     /// every lease the run held; when `body` throws, releases them as well as the store lets it.
@@ -105,19 +111,26 @@ package struct LeaseKeeper: Sendable {
                 return nil
             }
             group.addTask {
+                // A lease found lost is told once: the next claim or commit takes a new one, and until
+                // then (the database still out of reach, say) each renewal would fail alike.
+                var toldLost: String?
                 while true {
                     do {
                         try await Task.sleep(for: interval)
                     } catch {
                         return nil
                     }
+                    let lease = await held.current
                     do {
-                        try await store.renewLease(await held.current)
+                        try await store.renewLease(lease)
                         renewed?(nil)
                     } catch where Task.isCancelled {
                         // The run has ended: a renewal cut short by it is no failure.
                         return nil
+                    } catch let error as RederiveError where error.code == .leaseLost && toldLost == lease.token {
+                        continue
                     } catch {
+                        if let error = error as? RederiveError, error.code == .leaseLost { toldLost = lease.token }
                         if let renewed {
                             renewed(error)
                         } else {
@@ -145,7 +158,16 @@ package struct LeaseKeeper: Sendable {
             let store = self.store
             let worker = self.worker
             let duration = self.duration
-            guard let fresh = try await held.replace(lease, acquire: { try await store.acquireLease(for: worker, duration: duration) }) else {
+            let runID = await held.runID
+            // The new lease rejoins the run before anything is claimed or committed under it. Taking it
+            // fails while the database is out of reach: the caller's retry waits and asks again.
+            guard let fresh = try await held.replace(lease, acquire: {
+                let acquisition = try await store.acquireLease(for: worker, duration: duration)
+                if case .acquired(let fresh) = acquisition, let runID {
+                    try await store.rejoinRun(runID, lease: fresh)
+                }
+                return acquisition
+            }) else {
                 throw error
             }
             logger.warning("the lease was lost and its records taken over; deriving on with a new lease", metadata: [

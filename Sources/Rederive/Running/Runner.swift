@@ -94,6 +94,7 @@ public struct Runner: Sendable {
     private func runPlans(_ plans: [RunPlan], lease: LeaseKeeper, logger workerLogger: Logger) async throws -> RunSummary {
         let started = try await store.startRun(plans, lease: await lease.current)
         let runID = started.id
+        await lease.derives(run: runID)
         var logger = workerLogger
         logger[metadataKey: "run"] = "\(runID)"
         logger[metadataKey: "pipeline"] = "\(plans.map(\.pipeline.name).joined(separator: ","))"

@@ -9,10 +9,17 @@ actor HeldLease {
     /// Every lease the run held, to release at its end.
     private(set) var all: [WorkerLease]
     private var replacing: Task<WorkerLease?, any Error>?
+    /// The run the lease derives, once recorded: a new lease rejoins it.
+    private(set) var runID: Int64?
 
     init(_ lease: WorkerLease) {
         current = lease
         all = [lease]
+    }
+
+    /// Notes the run the lease derives.
+    func derive(run runID: Int64?) {
+        self.runID = runID
     }
 
     /// The lease to claim with after `lost` was found lost: a new one, taken once however many

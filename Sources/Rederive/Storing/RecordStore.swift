@@ -28,6 +28,13 @@ public protocol RecordStore: Sendable {
     /// store, when the last of its processes leaves it.
     func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts, lease: WorkerLease) async throws
 
+    /// Attaches `lease`, taken after the process lost the lease it started run `runID` with (cut off
+    /// past its expiry), to that run: the process rejoins the run it derives rather than leave it
+    /// looking abandoned, so that another process starting then joins it too, and the run ends when
+    /// the last of its processes leaves it. A run recorded as over meanwhile for want of a live
+    /// process is running again; a cancelled run stays cancelled.
+    func rejoinRun(_ runID: Int64, lease: WorkerLease) async throws
+
     /// How many records the plan would derive.
     func pendingCount(_ plan: RunPlan) async throws -> Int
 

@@ -30,13 +30,14 @@ extension PostgresStore {
     /// ended by the server): the transaction was rolled back, or never committed, unless the failure
     /// came after its COMMIT was sent, which only the server knows. A task cancelled gets a
     /// `CancellationError` when `cancelled` gives up at once; one that waits gets the outcome.
+    /// `committing`, when given, is marked once COMMIT is sent (see ``inTransaction(_:begin:logger:committing:_:)``).
     func watchedTransaction<T: Sendable>(
-        _ verb: String, within limit: Duration, cancelled: CancelledTransaction,
+        _ verb: String, within limit: Duration, cancelled: CancelledTransaction, committing: CommitSent? = nil,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         let logger = self.logger
         let outcome = await watched(within: limit, cancelled: cancelled) { connection in
-            try await Self.inTransaction(connection, logger: logger, body)
+            try await Self.inTransaction(connection, logger: logger, committing: committing, body)
         }
         switch outcome {
         case .success(let value):
@@ -235,6 +236,12 @@ struct ConnectionFault: Error, Sendable, CustomStringConvertible {
     }
 
     var description: String { "\(error)" }
+
+    /// The failure as the sign of an outage, which the run waits out (``RederiveError/isOutage``):
+    /// for a transaction that was rolled back, or never committed.
+    var outage: RederiveError {
+        RederiveError(outage: error as? RederiveError ?? RederiveError(.database, "\(error)"))
+    }
 
     /// SQLSTATEs of a session the server ended, or of a connection that failed: the class
     /// `08` (connection exception), `57P01`-`57P03` (administrator command, crash, starting up) and

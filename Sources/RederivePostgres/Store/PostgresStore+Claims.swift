@@ -99,29 +99,18 @@ extension PostgresStore {
         max(lease.duration, .seconds(5))
     }
 
-    /// ``claimOnce(_:_:_:limit:byteLimit:lease:)``, tried again, after a pause that doubles each time,
-    /// while its connection fails (reset, its session ended by the server, or no answer by the
-    /// deadline) and no longer than the lease lasts since the first failure. A claim tried again
-    /// first reads whether the lease is still held: when it was taken over meanwhile, the claim says so,
-    /// and the run takes a new lease. (The runner's retries of transient errors cover what the server
-    /// rolls back for the moment; a claim cut off from the server is tried again here, where the
-    /// faults tests showed a worker cut inside a claim rejoin its run every time.)
+    /// ``claimOnce(_:_:_:limit:byteLimit:lease:)``; a claim whose connection failed (reset, its session
+    /// ended by the server, or no answer by the deadline) was rolled back, and throws a transient outage
+    /// error, which the run's ``TransientRetry`` waits out: the one loop that waits for the database.
+    /// Tried again, the claim first reads whether the lease is still held: when it was taken over
+    /// meanwhile, the claim says so, and the run takes a new lease and rejoins its run.
     private func claimRetrying(
         _ plan: RunPlan, _ position: ClaimPosition, _ skipped: SkippedRecords, limit: Int, byteLimit: Int, lease: WorkerLease
     ) async throws -> ClaimOutcome {
-        var pause = Duration.milliseconds(100)
-        var failedSince: ContinuousClock.Instant?
-        while true {
-            do {
-                return try await claimOnce(plan, position, skipped, limit: limit, byteLimit: byteLimit, lease: lease)
-            } catch let fault as ConnectionFault {
-                let since = failedSince ?? .now
-                failedSince = since
-                guard since.duration(to: .now) < lease.duration else { throw fault.error }
-                logger.warning("a claim failed; trying again", metadata: ["error": "\(fault.error)"])
-                try await Task.sleep(for: pause)
-                pause = min(pause * 2, lease.duration / 3)
-            }
+        do {
+            return try await claimOnce(plan, position, skipped, limit: limit, byteLimit: byteLimit, lease: lease)
+        } catch let fault as ConnectionFault {
+            throw fault.outage
         }
     }
 
@@ -155,7 +144,7 @@ extension PostgresStore {
             // queue behind it.
             guard try await Self.isHeld(lease, connection, logger) else { throw self.leaseLost(lease) }
             if self.reapIsDue(every: Self.pollInterval(lease)) {
-                try await Self.reapLeases(connection, logger)
+                try await Self.reapLeases(connection, logger, sparing: lease)
             }
             // Records of leases that are gone first: behind the cursor, they would wait for the end of the ids.
             var adopted: [Int64] = []

@@ -10,7 +10,9 @@ extension PostgresStore {
     /// record's payload generation.
     ///
     /// A commit that gets no answer within its deadline, twice the lease and at least 10 s (the link to the server was cut, say),
-    /// is given up on, as is one whose connection fails: what became of it only the server knows, so
+    /// is given up on, as is one whose connection fails. Before its COMMIT was sent it was rolled
+    /// back, and it throws a transient outage error: the run tries it again when the database is
+    /// back. After, what became of it only the server knows, so
     /// it counts neither as committed nor as failed. The lease is given up with it, and the commit
     /// throws `leaseLost`: the run takes a new lease and derives on, the records the given-up commit
     /// did not store stay claimed by the old lease and are taken over once it expires, and the
@@ -22,8 +24,11 @@ extension PostgresStore {
         let tables = PostgresPipelineTables(plan.pipeline)
         let logger = self.logger
         let deadline = Self.commitDeadline(lease)
+        let committing = CommitSent()
         do {
-            return try await watchedTransaction("commit to", within: deadline, cancelled: .waitAtMost(Self.cancelledStatementLimit)) { connection in
+            return try await watchedTransaction(
+                "commit to", within: deadline, cancelled: .waitAtMost(Self.cancelledStatementLimit), committing: committing
+            ) { connection in
                 if let lease {
                     // The lease's row, locked for key share: a commit waits for no heartbeat (which
                     // updates other columns), and no one reaps the lease until the commit has ended.
@@ -42,6 +47,9 @@ extension PostgresStore {
                 return counts
             }
         } catch let fault as ConnectionFault {
+            // Lost before COMMIT was sent: rolled back, nothing of it stored. Tried again under the same
+            // lease once the database is back; only a commit lost after COMMIT has an unknown outcome.
+            guard committing.wasSent else { throw fault.outage }
             guard let lease else { throw fault.error }
             abandon(lease)
             logger.warning("a commit's outcome is unknown; giving up its lease and deriving on with a new one", metadata: [
@@ -102,6 +110,7 @@ extension PostgresStore {
         _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> Set<Int64> {
         let ids = results.recordIDs
+        try await lockTableRows(ids, tables, connection, logger)
         var statement = SQLStatement()
         let source = statement.bind(tables.pipeline.table)
         let batch = "unnest(\(statement.bind(ids)), \(statement.bind(results.generations))) AS c(id, generation)"
@@ -129,6 +138,21 @@ extension PostgresStore {
             try await connection.run(release, logger: logger)
         }
         return accepted
+    }
+
+    /// Locks the batch's rows of the pipeline's table for key share, in id order, before any of their
+    /// records' rows: an app deleting a record locks its table row first and then, by its trigger, the
+    /// record's row, so a commit that took the record's row first and then met the table row (the
+    /// derived row's foreign key, or an inline write) deadlocked with it. In the same order the two
+    /// only wait for each other. The lock waits rather than skips: a row another transaction merely
+    /// locks is still there, and one that a deletion removed meanwhile is not returned, its record's row
+    /// gone with it, so the record is simply not accepted. Key share lets the payload's updates go on.
+    private func lockTableRows(_ ids: [Int64], _ tables: PostgresPipelineTables, _ connection: PostgresConnection, _ logger: Logger) async throws {
+        var lock = SQLStatement()
+        lock.sql = """
+            SELECT \(tables.id) FROM \(tables.table) WHERE \(tables.id) = ANY(\(lock.bind(ids))) ORDER BY \(tables.id) FOR KEY SHARE
+            """
+        _ = try await statements.run(lock, on: connection, logger: logger)
     }
 }
 

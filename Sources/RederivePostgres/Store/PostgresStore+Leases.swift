@@ -22,10 +22,16 @@ extension PostgresStore {
                 clock_timestamp() + make_interval(secs => \(statement.bind(duration.secondsValue))))
             """
         let logger = self.logger
-        try await transaction("take a lease on") { [statement] connection in
-            try await connection.run(statement, logger: logger)
-            // A worker restarted after a kill takes over at once what the killed one held.
-            try await Self.reapLeases(connection, logger)
+        do {
+            // Watched: a run that lost its lease in an outage takes a new one here, and must not wait
+            // for ever on a link that is still cut; the run waits the outage out and asks again.
+            try await watchedTransaction("take a lease on", within: max(duration, .seconds(5)), cancelled: .waitAtMost(Self.cancelledStatementLimit)) { [statement] connection in
+                try await connection.run(statement, logger: logger)
+                // A worker restarted after a kill takes over at once what the killed one held.
+                try await Self.reapLeases(connection, logger)
+            }
+        } catch let fault as ConnectionFault {
+            throw fault.outage
         }
         return .acquired(WorkerLease(worker: worker, token: token, duration: duration))
     }
@@ -117,8 +123,10 @@ extension PostgresStore {
     /// ``WorkerIdentity/hasEndedOnThisHost``: a pid given to a later process counts as ended). Their
     /// records keep the token of the lease that is gone: claims take such records first. Never waits:
     /// a lease locked by a transaction still open (a worker cut off mid-commit, whose session the
-    /// server ends after `idle_in_transaction_session_timeout`) is left for a later claim.
-    static func reapLeases(_ connection: PostgresConnection, _ logger: Logger) async throws {
+    /// server ends after `idle_in_transaction_session_timeout`) is left for a later claim. A claim
+    /// spares its own lease (`own`): expired after an outage but still there, it is renewed by the next
+    /// heartbeat, and its claims and its run are still the process's, since no one took them over.
+    static func reapLeases(_ connection: PostgresConnection, _ logger: Logger, sparing own: WorkerLease? = nil) async throws {
         var find = SQLStatement()
         find.sql = "SELECT token, process_id, process_start FROM rederive_leases WHERE host = \(find.bind(WorkerIdentity.thisHost))"
         let ended = try await connection.run(find, logger: logger).collect { row in
@@ -128,7 +136,8 @@ extension PostgresStore {
         var reap = SQLStatement()
         reap.sql = """
             DELETE FROM rederive_leases WHERE token IN (
-                SELECT token FROM rederive_leases WHERE expires_at < clock_timestamp() OR token = ANY(\(reap.bind(ended)))
+                SELECT token FROM rederive_leases WHERE (expires_at < clock_timestamp() OR token = ANY(\(reap.bind(ended))))
+                AND token <> \(reap.bind(own?.token ?? ""))
                 FOR UPDATE SKIP LOCKED)
             """
         try await connection.run(reap, logger: logger)

@@ -57,6 +57,31 @@ extension PostgresStore {
         }
     }
 
+    /// Attaches the new lease to the run, under the runs' lock, so that a worker starting meanwhile
+    /// finds the run derived by a live lease and joins it. A run that a worker starting meanwhile
+    /// recorded as interrupted (every lease of it had lapsed), or that its other workers ended while
+    /// this one was cut off, is running again: this process still derives it. A cancelled run stays so.
+    public func rejoinRun(_ runID: Int64, lease: WorkerLease) async throws {
+        let logger = self.logger
+        do {
+            try await watchedTransaction("rejoin a run in", within: max(lease.duration, .seconds(5)), cancelled: .giveUp) { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(hashtext('rederive runs'))", logger: logger)
+                var attach = SQLStatement()
+                attach.sql = "UPDATE rederive_leases SET run_id = \(attach.bind(runID)) WHERE token = \(attach.bind(lease.token))"
+                try await connection.run(attach, logger: logger)
+                var revive = SQLStatement()
+                revive.sql = """
+                    UPDATE rederive_runs SET status = \(revive.bind(RunStatus.running.rawValue)), ended_at = NULL
+                    WHERE id = \(revive.bind(runID)) AND status <> \(revive.bind(RunStatus.cancelled.rawValue))
+                    AND cancel_requested_at IS NULL
+                    """
+                try await connection.run(revive, logger: logger)
+            }
+        } catch let fault as ConnectionFault {
+            throw fault.outage
+        }
+    }
+
     /// Leaves the run; the last live worker to leave ends it with its status.
     public func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts, lease: WorkerLease) async throws {
         let logger = self.logger

@@ -217,13 +217,16 @@ public final class PostgresStore: Sendable {
     }
 
     /// Runs `body` between `begin` and COMMIT on `connection`, rolling back when it throws.
+    /// `committing`, when given, is marked just before COMMIT is sent: a failure before that mark
+    /// rolled the transaction back; one after it left its outcome to the server.
     static func inTransaction<T: Sendable>(
-        _ connection: PostgresConnection, begin: PostgresQuery = "BEGIN", logger: Logger,
+        _ connection: PostgresConnection, begin: PostgresQuery = "BEGIN", logger: Logger, committing: CommitSent? = nil,
         _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
         try await connection.query(begin, logger: logger)
         do {
             let value = try await body(connection)
+            committing?.mark()
             try await connection.query("COMMIT", logger: logger)
             return value
         } catch {

@@ -177,6 +177,24 @@ public final class SQLiteStore: RecordStore {
         }
     }
 
+    /// Attaches the new lease to the run, running again unless it was cancelled: no other process
+    /// derived meanwhile, or the lease would be that process's.
+    public func rejoinRun(_ runID: Int64, lease: WorkerLease) async throws {
+        try await write { db in
+            try db.execute(
+                sql: "UPDATE rederive_leases SET run_id = ? WHERE name = ? AND token = ?",
+                arguments: [runID, WorkerLeaseSchema.runnerLease, lease.token]
+            )
+            try db.execute(
+                sql: """
+                    UPDATE rederive_runs SET status = ?, ended_at = NULL
+                    WHERE id = ? AND status <> ? AND cancel_requested_at IS NULL
+                    """,
+                arguments: [RunStatus.running.rawValue, runID, RunStatus.cancelled.rawValue]
+            )
+        }
+    }
+
     /// Records a new run and returns its id. The caller holds the lease, so a run still recorded as
     /// running lost its process: it is recorded as interrupted first (`OrphanedRuns`).
     func recordRun(processors: [ProcessorVersion], lease: WorkerLease) async throws -> Int64 {

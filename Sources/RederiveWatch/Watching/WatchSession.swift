@@ -258,6 +258,7 @@ struct WatchSession: Sendable {
         let counts = plans.map { $0.pipeline.name == plan.pipeline.name ? pending : 0 }
         let started = try await store.startWatchRun(plans, lease: await lease.current, pending: counts)
         let opened = RollingRun(id: started.id, now: clock.now)
+        await lease.derives(run: started.id)
         run = opened
         logger.info("run started", metadata: [
             "run": "\(started.id)", "pending": "\(started.pending.reduce(0, +))",
@@ -275,6 +276,8 @@ struct WatchSession: Sendable {
     private func finish(_ run: RollingRun, status: RunStatus) async throws {
         let counts = run.counts
         try await store.finishRun(run.id, status: status, counts: counts, lease: await lease.current)
+        // Ended: a lease taken from now on rejoins no run.
+        await lease.derives(run: nil)
         logger.info("run ended", metadata: [
             "run": "\(run.id)", "status": "\(status.rawValue)", "derived": "\(counts.derived)",
             "unchanged": "\(counts.unchanged)", "failed": "\(counts.failed)", "skipped": "\(counts.skipped)",

@@ -1,0 +1,92 @@
+#if PostgreSQL
+import Foundation
+import Testing
+
+/// An app deleting a record while a worker commits it: the app's `DELETE` locks the table's row and
+/// then, by its trigger, the record's bookkeeping row; the worker's commit must take the same rows in
+/// the same order, so that the two wait for each other rather than deadlock.
+///
+/// The interleaving is made, not hoped for: a third session holds the companion table locked, so
+/// the worker's commit waits there, after it has checked its records and before it writes their
+/// derived rows; the app's delete of one of those records begins then, and the lock is let go once
+/// the delete waits too.
+@Suite("PostgreSQL commits and an app's deletes", .enabled(if: PostgresServer.testsRun, PostgresServer.skipReason), .timeLimit(.minutes(3)))
+struct PostgresCommitDeadlockTests {
+    @Test func anAppDeletingARecordAWorkerCommitsNeitherDeadlocksNorFails() async throws {
+        let server = try PostgresServer.shared()
+        let url = try server.makeDatabase()
+        let database = PostgresServer.databaseName(in: url)
+        try await CommandHarness.withHarness(serverDatabase: url) { harness in
+            let generated = try await harness.rederive("generate", "--count", "20", "--seed", "5")
+            try #require(generated.status == 0, "\(generated.errors)")
+            // One record derived first: the pipeline is prepared, and the run below only commits.
+            let prepared = try await harness.rederive("run", "--limit", "1", "--progress", "none")
+            try #require(prepared.status == 0, "\(prepared.errors)")
+            try server.psql(database, "CREATE EXTENSION IF NOT EXISTS pgrowlocks")
+            // Held for 20 s at most, well within the commit's deadline (30 s), and let go sooner below.
+            let locker = Self.blocking {
+                try? server.psql(database, "BEGIN; LOCK TABLE room_scans_derived IN EXCLUSIVE MODE; SELECT pg_sleep(20); COMMIT")
+            }
+            let lockerPID = "SELECT pid FROM pg_stat_activity WHERE query LIKE '%LOCK TABLE room_scans_derived%' AND pid <> pg_backend_pid()"
+            try await PostgresCrossHostTests.waitUntil("the companion table is locked", limit: .seconds(30)) {
+                !(try server.psqlRows(database, lockerPID)).isEmpty
+            }
+            let worker = try RederiveProcess.start(
+                ["run", "--db", url, "--parallel", "1", "--batch-size", "20", "--progress", "none"], in: harness.directory
+            )
+            defer { worker.kill() }
+            // The worker's commit waits for the lock, holding what it took before writing values.
+            var commitPID = ""
+            try await PostgresCrossHostTests.waitUntil("the worker's commit waits for the companion table", limit: .seconds(60), state: { worker.errorsSoFar() }) {
+                commitPID = try server.psqlRows(database, """
+                    SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO %room_scans_derived%'
+                    """).first?.first ?? ""
+                return !commitPID.isEmpty
+            }
+            let recordID = try #require(try server.psqlRows(database, """
+                SELECT r.record_id FROM rederive_records r JOIN pgrowlocks('rederive_records') l ON r.ctid = l.locked_row
+                WHERE \(commitPID) = ANY(l.pids) ORDER BY r.record_id LIMIT 1
+                """).first?.first, "the waiting commit holds no record")
+            let app = Self.blocking { () -> String? in
+                do {
+                    _ = try server.psql(database, "DELETE FROM room_scans WHERE id = \(recordID)")
+                    return nil
+                } catch {
+                    return "\(error)"
+                }
+            }
+            try await PostgresCrossHostTests.waitUntil("the app's delete waits", limit: .seconds(30)) {
+                !(try server.psqlRows(database, """
+                    SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM room_scans WHERE%'
+                    """)).isEmpty
+            }
+            // Let go: the commit and the delete go on, in whatever order the locks allow.
+            for row in try server.psqlRows(database, lockerPID) {
+                _ = try server.psql(database, "SELECT pg_cancel_backend(\(row[0]))")
+            }
+            _ = await locker.value
+            let refused = await app.value
+            #expect(refused == nil, "the app's delete failed: \(refused ?? "")")
+            let outcome = try await worker.wait()
+            #expect(!outcome.signaled && outcome.status == 0, "\(outcome.status): \(outcome.errors)")
+            #expect(!outcome.errors.contains("deadlock") && !outcome.errors.contains("40P01"), "\(outcome.errors)")
+            // The deleted record is gone with its derived row; every other one is derived.
+            let left = try server.psql(database, """
+                SELECT (SELECT count(*) FROM room_scans) || '|' || (SELECT count(*) FROM room_scans_derived)
+                    || '|' || (SELECT count(*) FROM room_scans WHERE id = \(recordID))
+                """).trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(left == "19|19|0", "rows | derived rows | the deleted record's rows")
+        }
+    }
+
+    /// Runs `body` (a `psql` that waits on the server) on a thread of its own, not the test's pool:
+    /// two such waits would take every thread of a small machine's pool and hold up the test.
+    static func blocking<T: Sendable>(_ body: @escaping @Sendable () -> T) -> Task<T, Never> {
+        Task {
+            await withCheckedContinuation { continuation in
+                Thread { continuation.resume(returning: body()) }.start()
+            }
+        }
+    }
+}
+#endif
