@@ -118,7 +118,8 @@ extension PostgresStore {
                 let since = failedSince ?? .now
                 failedSince = since
                 guard since.duration(to: .now) < lease.duration else { throw fault.error }
-                logger.warning("a claim failed; trying again", metadata: ["error": "\(fault.error)"])
+                // The store's outage watch says in one line that the server is out of reach.
+                logger.debug("a claim failed; trying again", metadata: ["error": "\(fault.error)"])
                 try await Task.sleep(for: pause)
                 pause = min(pause * 2, lease.duration / 3)
             }
