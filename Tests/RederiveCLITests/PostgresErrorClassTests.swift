@@ -16,7 +16,7 @@ struct PostgresErrorClassTests {
         let error = try await Self.error {
             try await store.transaction("claim records in") { connection in
                 try await connection.query("SET LOCAL statement_timeout = '50ms'", logger: store.logger)
-                try await connection.query("SELECT pg_sleep(5)", logger: store.logger)
+                for try await _ in try await connection.query("SELECT pg_sleep(5)", logger: store.logger) {}
             }
         }
         #expect(error.message == "cannot claim records in \(store.location): a statement ran longer than the server's statement_timeout")
@@ -37,7 +37,7 @@ struct PostgresErrorClassTests {
                     try server.psql(PostgresServer.databaseName(in: url), "SELECT pg_terminate_backend(\(pid))")
                 }
                 defer { terminating.cancel() }
-                try await connection.query("SELECT pg_sleep(10)", logger: store.logger)
+                for try await _ in try await connection.query("SELECT pg_sleep(10)", logger: store.logger) {}
             }
         }
         #expect(error.message == """
@@ -88,20 +88,6 @@ struct PostgresErrorClassTests {
         #expect(ConnectionFailure.reason(lost: missing) == "the database does not exist (was it dropped or renamed?)")
         // As the connection pool logs it: as text only.
         #expect(ConnectionFailure.reason(text: String(reflecting: missing)) == "the database does not exist (was it dropped or renamed?)")
-    }
-
-    @Test func aSessionEndedForBeingIdleIsNoOutage() async throws {
-        let server = try PostgresServer.shared()
-        let store = try await PostgresStore(url: try server.makeDatabase())
-        defer { store.close() }
-        let ended = await Self.failure {
-            try await store.client.withConnection { connection in
-                try await connection.query("SET idle_session_timeout = '100ms'", logger: store.logger)
-                try await Task.sleep(for: .milliseconds(600))
-                try await connection.query("SELECT 1", logger: store.logger)
-            }
-        }
-        #expect(PostgresStore.outageReason(ended) == nil, "\(String(reflecting: ended))")
     }
 
     /// The rederive error `body` throws.
