@@ -50,6 +50,22 @@ struct TransientRetryTests {
         #expect((2...8).contains(attempts.withLock { $0 }))
     }
 
+    @Test func aTransientErrorPastTheOutageLimitEndsWithTheOutageErrorNamingTheLimitAndTheLastError() async throws {
+        let retry = TransientRetry(limit: .milliseconds(300), logger: Self.quiet) { _, _ in }
+        do {
+            _ = try await retry.run("claim") { () async throws -> Int in
+                throw RederiveError(.database, "cannot claim records in rooms: connection refused", transient: true)
+            }
+            Issue.record("nothing was thrown")
+        } catch let error as RederiveError {
+            #expect(error.code == .outage)
+            #expect(error.message == """
+                the database was out of reach for longer than the outage limit of 0.3 s; what was committed stays, \
+                and the next run resumes (last error: cannot claim records in rooms: connection refused)
+                """)
+        }
+    }
+
     @Test func commitsThatFindTheWriteLockHeldPastTheBusyTimeoutAreTriedAgain() async throws {
         try await withTemporaryDatabase { path in
             let test = TestPipeline()

@@ -19,6 +19,13 @@ public struct RederiveError: Error, Sendable, CustomStringConvertible {
         /// This process's lease on the store's work expired and another process may have taken it
         /// over: nothing more is committed.
         case leaseLost
+        /// The database was out of reach for longer than the outage limit
+        /// (``Runner/Configuration-swift.struct/outageLimit``): the worker gave up waiting for it.
+        /// What it committed stays, and the next run resumes.
+        case outage
+        /// The database refuses the work, however long one waits: it does not exist (dropped or
+        /// renamed), or it takes no writes (a read-only server or a standby). Never retried.
+        case databaseRefused
     }
 
     /// What kind of problem this is.
@@ -30,7 +37,7 @@ public struct RederiveError: Error, Sendable, CustomStringConvertible {
     /// Whether the database refused or lost the operation for a reason of the moment, not of the
     /// records: a lost connection, a serialization failure, a deadlock, a lock not granted in time.
     /// The runner tries such a claim or commit again, with a backoff, and never makes a record's
-    /// failure of it (see ``Runner/Configuration-swift.struct/transientRetryLimit``).
+    /// failure of it (see ``Runner/Configuration-swift.struct/outageLimit``).
     public let isTransient: Bool
     /// Whether the database was out of reach: the connection was lost, refused or not answered before
     /// anything was committed. Transient too, and waited for longer than the others: until the

@@ -7,7 +7,11 @@ import Logging
 /// heartbeat.
 ///
 /// Renewal problems are left to the claims and commits: every commit is fenced by the lease, and a
-/// claim that finds it lost takes a new one (``withCurrentLease(pipeline:_:)``).
+/// claim that finds it lost takes a new one (``withCurrentLease(pipeline:_:)``). The heartbeat is
+/// also the run's watch on the outage limit: when no renewal has succeeded for longer than it, the
+/// run is stopped (given the few seconds a stopping run has to commit and record its end) and ends
+/// with ``RederiveError/Code-swift.enum/outage``, whichever path waits, so that nothing waits for
+/// ever. Failed renewals are logged as one outage (``OutageReport``), unless the store logs its own.
 package struct LeaseKeeper: Sendable {
     private let store: any RecordStore
     private let worker: WorkerIdentity
@@ -15,8 +19,12 @@ package struct LeaseKeeper: Sendable {
     private let logger: Logger
     /// The lease held now, and every lease held before it.
     private let held: HeldLease
-    /// Told how each renewal went (nil when it succeeded) instead of a warning logged per failure.
+    /// Told how each renewal went (nil when it succeeded) instead of the outage being logged here.
     private let renewed: RenewalObserver?
+    /// How long renewals may fail in a row before the run is ended; nil for no end.
+    private let outageLimit: Duration?
+    /// Logs failed renewals as one outage; nil when the store logs its outages itself.
+    private let outages: OutageReport?
     /// What holds or ends the work of the process: stored pauses and cancels, and throttles.
     package let control: RunControl
 
@@ -25,9 +33,12 @@ package struct LeaseKeeper: Sendable {
 
     private init(
         store: any RecordStore, worker: WorkerIdentity, duration: Duration, logger: Logger, lease: WorkerLease,
-        renewed: RenewalObserver?, control: RunControl
+        renewed: RenewalObserver?, control: RunControl, outageLimit: Duration?
     ) {
         self.store = store
+        self.outageLimit = outageLimit
+        let storeLogsOutages = (store as? any ChangeSignaling)?.logsOutages ?? false
+        outages = storeLogsOutages ? nil : OutageReport(logger: logger)
         self.worker = worker
         self.duration = duration
         self.logger = logger
@@ -40,10 +51,11 @@ package struct LeaseKeeper: Sendable {
     /// every `pollInterval`; reports each new holder it waits for. Nil when cancelled meanwhile.
     /// `renewed`, when set, is told how each renewal went, and no renewal failure is logged.
     /// `throttles` hold the claims while they say so, and `held` is told what holds them as it changes.
+    /// `outageLimit` ends the run once renewals have failed for that long (nil: never).
     package static func acquire(
         store: any RecordStore, worker: WorkerIdentity, duration: Duration, pollInterval: Duration,
         progress: any ProgressReporter, logger: Logger, throttles: [Throttle] = [], renewed: RenewalObserver? = nil,
-        held: (@Sendable (ClaimHold?) -> Void)? = nil
+        held: (@Sendable (ClaimHold?) -> Void)? = nil, outageLimit: Duration? = Runner.Configuration.defaultOutageLimit
     ) async throws -> LeaseKeeper? {
         var reported: String?
         while true {
@@ -51,7 +63,8 @@ package struct LeaseKeeper: Sendable {
             case .acquired(let lease):
                 return LeaseKeeper(
                     store: store, worker: worker, duration: duration, logger: logger, lease: lease, renewed: renewed,
-                    control: RunControl(store: store, throttles: throttles, logger: logger, observer: held)
+                    control: RunControl(store: store, throttles: throttles, logger: logger, observer: held),
+                    outageLimit: outageLimit
                 )
             case .held(let holder):
                 if reported != holder.worker {
@@ -82,7 +95,9 @@ package struct LeaseKeeper: Sendable {
     /// Runs `body` while a child task renews the lease every third of its duration, and another
     /// follows the ``control`` (read once before `body` starts), then releases
     /// every lease the run held; when `body` throws, releases them as well as the store lets it.
-    package func holding<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+    /// Past the outage limit, `body` is cancelled and the leases released as a stopping run's are
+    /// (a store gives a cancelled task's statements a few seconds), and the limit's error is thrown.
+    package func holding<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         do {
             let result = try await renewing(body)
             for lease in await held.all {
@@ -90,19 +105,28 @@ package struct LeaseKeeper: Sendable {
             }
             return result
         } catch {
-            for lease in await held.all {
-                try? await store.releaseLease(lease)
+            let leases = await held.all
+            let store = self.store
+            let release = Task {
+                for lease in leases {
+                    try? await store.releaseLease(lease)
+                }
             }
+            // A database out of reach past the limit gets what a stopping run gives it, not more.
+            if (error as? RederiveError)?.code == .outage { release.cancel() }
+            await release.value
             throw error
         }
     }
 
-    private func renewing<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+    private func renewing<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let store = self.store
         let logger = self.logger
         let held = self.held
         let renewed = self.renewed
         let control = self.control
+        let outageLimit = self.outageLimit
+        let outages = self.outages
         let interval = duration / 3
         await control.prime()
         return try await withThrowingTaskGroup(of: T?.self) { group in
@@ -112,35 +136,62 @@ package struct LeaseKeeper: Sendable {
             }
             group.addTask {
                 // A lease found lost is told once: the next claim or commit takes a new one, and until
-                // then (the database still out of reach, say) each renewal would fail alike.
+                // then each renewal would fail alike.
                 var toldLost: String?
+                var failingSince: ContinuousClock.Instant?
                 while true {
+                    // Past the limit, the next look at it comes no later than the limit itself.
+                    let wait: Duration = if let since = failingSince, let outageLimit {
+                        max(.zero, min(interval, ContinuousClock.now.duration(to: since + outageLimit)))
+                    } else {
+                        interval
+                    }
                     do {
-                        try await Task.sleep(for: interval)
+                        try await Task.sleep(for: wait)
                     } catch {
                         return nil
                     }
+                    let attempt = ContinuousClock.now
                     let lease = await held.current
                     do {
                         try await store.renewLease(lease)
+                        failingSince = nil
+                        outages?.reached(since: attempt)
                         renewed?(nil)
                     } catch where Task.isCancelled {
                         // The run has ended: a renewal cut short by it is no failure.
                         return nil
-                    } catch let error as RederiveError where error.code == .leaseLost && toldLost == lease.token {
-                        continue
+                    } catch let error as RederiveError where error.code == .leaseLost {
+                        // The server answered (or the lease was given up here): no outage; the claims
+                        // take a new lease.
+                        failingSince = nil
+                        outages?.reached(since: attempt)
+                        guard toldLost != lease.token else { continue }
+                        toldLost = lease.token
+                        renewed?(error)
+                        logger.debug("cannot renew the lease", metadata: ["error": "\(error)"])
                     } catch {
-                        if let error = error as? RederiveError, error.code == .leaseLost { toldLost = lease.token }
+                        let since = failingSince ?? attempt
+                        failingSince = since
                         if let renewed {
                             renewed(error)
-                        } else {
-                            logger.warning("cannot renew the lease", metadata: ["error": "\(error)"])
+                        } else if let outages {
+                            outages.failed("\(error)")
+                        }
+                        logger.debug("cannot renew the lease", metadata: ["error": "\(error)"])
+                        if let outageLimit, OutageLimit.passed(outageLimit, since: since) {
+                            throw OutageLimit.exceeded(outageLimit, lastError: error)
                         }
                     }
                 }
             }
+            group.addTask { try await body() }
             defer { group.cancelAll() }
-            return try await body()
+            // The body's end, or the first error of any: the heartbeat's past the outage limit cancels the body.
+            while let ended = try await group.next() {
+                if let value = ended { return value }
+            }
+            throw CancellationError()
         }
     }
 

@@ -77,7 +77,9 @@ package struct PipelinePass: Sendable {
         let batchSize = SharedBatchSize(Self.batchSizer(configuration, store: store))
         let workers = max(1, min(configuration.parallelism, records))
         let retried = self.retried
-        let retry = TransientRetry(limit: configuration.transientRetryLimit, logger: logger) { operation, _ in
+        let retry = TransientRetry(
+            limit: configuration.outageLimit, logger: logger, storeLogsOutages: (store as? any ChangeSignaling)?.logsOutages ?? false
+        ) { operation, _ in
             work.retried()
             retried?(operation)
         }

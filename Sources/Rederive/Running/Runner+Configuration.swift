@@ -52,11 +52,18 @@ extension Runner {
         /// summary. A deriver that runs records in worker processes also stops them (see ``FailureKind/timeout``);
         /// the runner's own workers cannot stop a processor that hangs, only show it.
         public var recordTimeout: Duration? = nil
-        /// How long a claim or a commit that fails for a transient reason (``RederiveError/isTransient``:
-        /// a lost connection, a serialization failure, a deadlock, a lock not granted in time) is tried
-        /// again, with a backoff, before the run fails with its error. Such an error never becomes a
-        /// failure of a record; the summary counts the retries.
-        public var transientRetryLimit: Duration = .seconds(60)
+        /// How long the run waits out the database: a claim or a commit that fails for a transient
+        /// reason (``RederiveError/isTransient``: a lost connection, a serialization failure, a
+        /// deadlock, a lock not granted in time) is tried again, with a capped, jittered backoff, and
+        /// the lease's heartbeat goes on, for this long since the first failure in a row; past it the
+        /// run ends with ``RederiveError/Code-swift.enum/outage`` (what was committed stays). Such an
+        /// error never becomes a failure of a record; the summary counts the retries. Nil waits
+        /// without end. The default, 5 minutes, rides out a server's restart or a failover, and still
+        /// ends a batch job whose database is gone for good.
+        public var outageLimit: Duration? = Self.defaultOutageLimit
+
+        /// How long a run waits out the database unless told otherwise (``outageLimit``).
+        public static let defaultOutageLimit: Duration = .seconds(300)
         /// Whether payload processors derive from a record's stored projection when it is current
         /// (pipelines that declare a ``Projection``). False derives every record from its payload,
         /// and writes its projection again; `run --no-projection`.
@@ -118,8 +125,8 @@ extension Runner {
             if let recordTimeout, recordTimeout <= .zero {
                 throw RederiveError(.invalidArgument, "the per-record timeout must be positive")
             }
-            if transientRetryLimit < .zero {
-                throw RederiveError(.invalidArgument, "the transient retry limit must not be negative")
+            if let outageLimit, outageLimit <= .zero {
+                throw RederiveError(.invalidArgument, "the outage limit must be positive")
             }
             if leaseDuration <= .zero {
                 throw RederiveError(.invalidArgument, "the lease duration must be positive")

@@ -83,7 +83,8 @@ public struct Runner: Sendable {
         let progress = self.progress
         let lease = try await LeaseKeeper.acquire(
             store: store, worker: worker, duration: configuration.leaseDuration, pollInterval: configuration.leasePollInterval,
-            progress: progress, logger: logger, throttles: configuration.throttles, held: { progress.report(.held($0)) }
+            progress: progress, logger: logger, throttles: configuration.throttles, held: { progress.report(.held($0)) },
+            outageLimit: configuration.outageLimit
         )
         guard let lease else { throw CancellationError() }
         return try await lease.holding { try await runPlans(plans, lease: lease, logger: logger) }

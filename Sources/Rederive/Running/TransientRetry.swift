@@ -9,39 +9,35 @@ import Logging
 /// Such an error is the database's moment, not the records': they are never made failures of it. The
 /// store rolled the transaction back, so trying again stores nothing twice; a commit whose outcome is
 /// unknown (its connection was lost after COMMIT was sent) is not transient but loses its lease. After
-/// `limit` of failures in a row the error is thrown and ends the run, as before retries; a run asked
-/// to stop tries for at most 5 s more, so that it still commits what it derived but ends soon.
+/// `limit` of failures in a row (the run's ``Runner/Configuration-swift.struct/outageLimit``) the
+/// run ends with ``RederiveError/Code-swift.enum/outage``; a run asked to stop tries for at most 5 s
+/// more, so that it still commits what it derived but ends soon, and then throws the error itself.
 ///
-/// An outage (``RederiveError/isOutage``: the database out of reach) is waited for up to
-/// `outageLimit` instead, counted from the first failure in a row: when the database is back the
-/// operation runs again, with a new lease if the old one lapsed meanwhile
-/// (``LeaseKeeper/withCurrentLease(pipeline:_:)``), and the run carries on. This is the one loop that
-/// waits for the database.
+/// A streak of failures is logged once, as a warning, when it begins; each retry only at debug. A
+/// store that logs its outages itself (PostgreSQL's) has it logged there, and here only at debug, as
+/// is any outage (``RederiveError/isOutage``). When the database is back the operation runs again,
+/// with a new lease if the old one lapsed meanwhile (``LeaseKeeper/withCurrentLease(pipeline:_:)``),
+/// and the run carries on: this is the one loop that waits for the database.
 package struct TransientRetry: Sendable {
     /// Told of each retry, with the operation (`claim` or `commit`) and the error.
     package typealias Observer = @Sendable (_ operation: String, _ error: RederiveError) -> Void
 
-    /// How long an operation is tried again after its first failure in a row.
-    let limit: Duration
-    /// How long an outage is waited for, from its first failure.
-    let outageLimit: Duration
+    /// How long an operation is tried again after its first failure in a row; nil for ever.
+    let limit: Duration?
     let logger: Logger
+    /// Whether the store logs outages itself: a streak's first retry is then logged at debug too.
+    let storeLogsOutages: Bool
     /// Told of each retry.
     let retried: Observer
 
     /// The longest a cancelled run goes on trying.
     static let cancelledLimit: Duration = .seconds(5)
 
-    /// How long an outage is waited for unless told otherwise: long enough for a server restart or a
-    /// network repair in the middle of a batch job.
-    package static let defaultOutageLimit: Duration = .seconds(15 * 60)
-
-    /// Retries after `limit` of failures at most (`outageLimit` while the database is out of reach),
-    /// telling `retried` of each and logging it as a warning.
-    package init(limit: Duration, outageLimit: Duration = TransientRetry.defaultOutageLimit, logger: Logger, retried: @escaping Observer) {
+    /// Retries after `limit` of failures at most (nil: without end), telling `retried` of each.
+    package init(limit: Duration?, logger: Logger, storeLogsOutages: Bool = false, retried: @escaping Observer) {
         self.limit = limit
-        self.outageLimit = max(limit, outageLimit)
         self.logger = logger
+        self.storeLogsOutages = storeLogsOutages
         self.retried = retried
     }
 
@@ -50,21 +46,25 @@ package struct TransientRetry: Sendable {
         var backoff = Backoff(initial: .milliseconds(50), maximum: .seconds(5))
         let clock = ContinuousClock()
         var since: ContinuousClock.Instant?
+        // Retries of this streak so far: only the first may be logged above debug.
+        var retries = 0
         while true {
             do {
                 return try await body()
             } catch let error as RederiveError where error.isTransient {
                 let first = since ?? clock.now
                 since = first
-                let bound = error.isOutage ? outageLimit : limit
-                let allowed = Task.isCancelled ? min(bound, Self.cancelledLimit) : bound
                 let wait = backoff.next()
-                guard clock.now + wait < first + allowed else { throw error }
+                if Task.isCancelled {
+                    guard clock.now + wait < first + min(limit ?? Self.cancelledLimit, Self.cancelledLimit) else { throw error }
+                } else if let limit, clock.now + wait >= first + limit {
+                    throw OutageLimit.exceeded(limit, lastError: error)
+                }
                 retried(operation, error)
-                // An outage is told once by the store, when it begins and when it ends, not per attempt.
-                logger.log(level: error.isOutage ? .debug : .warning, "trying a \(operation) again after a transient error", metadata: [
+                logger.log(level: retries == 0 && !storeLogsOutages && !error.isOutage ? .warning : .debug, "trying a \(operation) again after a transient error", metadata: [
                     "operation": "\(operation)", "error": "\(error)", "waitMilliseconds": "\(Int(wait.secondsValue * 1000))",
                 ])
+                retries += 1
                 await sleepEvenIfCancelled(for: wait)
             }
         }

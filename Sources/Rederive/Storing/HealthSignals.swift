@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a store can tell of the database's health, for the throttles that hold a run's claims
 /// (``Throttle``): `run --pause-while`, `--max-wal-size` and `--max-replica-lag`.
 public protocol HealthSignals: Sendable {
@@ -29,7 +31,8 @@ extension Throttle {
     public static func writeAheadLog(above bytes: Int, on store: any HealthSignals, every interval: Duration = .seconds(1)) -> Throttle {
         Throttle(name: "WAL size", every: interval) {
             guard let size = try await store.uncheckpointedLogSize(), size > bytes else { return nil }
-            return "\(mebibytes(size)) MiB not checkpointed > \(mebibytes(bytes)) MiB"
+            let (shown, bound) = distinct(Double(size) / 1_048_576, Double(bytes) / 1_048_576)
+            return "\(shown) MiB not checkpointed > \(bound) MiB"
         }
     }
 
@@ -38,16 +41,26 @@ extension Throttle {
     public static func replicaLag(above limit: Duration, on store: any HealthSignals, every interval: Duration = .seconds(1)) -> Throttle {
         Throttle(name: "replica lag", every: interval) {
             guard let lag = try await store.replicaLag(), lag > limit else { return nil }
-            return "\(tenths(lag.secondsValue)) s > \(tenths(limit.secondsValue)) s"
+            let (shown, bound) = distinct(lag.secondsValue, limit.secondsValue)
+            return "\(shown) s > \(bound) s"
         }
     }
 
-    private static func mebibytes(_ bytes: Int) -> String {
-        tenths(Double(bytes) / 1_048_576)
+    /// `value` and `bound` to a tenth, or to as many more digits (up to a millionth) as it takes for
+    /// `value`, which exceeds `bound`, not to read as equal to it: `2.04 s > 2 s`, not `2 s > 2 s`.
+    static func distinct(_ value: Double, _ bound: Double) -> (String, String) {
+        var digits = 1
+        while digits < 6, rounded(value, digits) == rounded(bound, digits) {
+            digits += 1
+        }
+        return (rounded(value, digits), rounded(bound, digits))
     }
 
-    private static func tenths(_ value: Double) -> String {
-        let rounded = (value * 10).rounded() / 10
-        return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+    /// `value` to `digits` decimals at most, without trailing zeros: `2`, `2.04`.
+    private static func rounded(_ value: Double, _ digits: Int) -> String {
+        var text = String(format: "%.\(digits)f", value)
+        while text.contains("."), text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
     }
 }

@@ -17,6 +17,9 @@ public enum ExitStatus {
     public static let busy: Int32 = 75
     /// Bad arguments (ArgumentParser's usage error status).
     public static let usage: Int32 = 64
+    /// `run` or `watch` found the database out of reach for longer than `--outage-limit`: what was
+    /// committed stays, and the next run resumes (`EX_UNAVAILABLE`).
+    public static let unavailable: Int32 = 69
     /// Interrupted by SIGINT; what was committed stays, the next run resumes.
     public static let interrupted: Int32 = 130
     /// The reader of standard output closed the pipe: ended by SIGPIPE, as other tools are.
@@ -25,5 +28,5 @@ public enum ExitStatus {
     public static let terminated: Int32 = 143
 
     /// Every status the README's table lists, in its order.
-    public static let documented: [Int32] = [success, failure, someFailed, mismatch, cancelled, usage, busy, interrupted, closedPipe, terminated]
+    public static let documented: [Int32] = [success, failure, someFailed, mismatch, cancelled, usage, unavailable, busy, interrupted, closedPipe, terminated]
 }

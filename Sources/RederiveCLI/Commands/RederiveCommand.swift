@@ -171,7 +171,7 @@ public struct RederiveCommand: AsyncParsableCommand {
                 return ExitStatus.success
             } catch let error as RederiveError {
                 console.errorLine("rederive: \(error)")
-                return ExitStatus.failure
+                return error.code == .outage ? ExitStatus.unavailable : ExitStatus.failure
             } catch is CancellationError {
                 // Ended by a signal, whose handler said what happens to the work in flight.
                 return ReceivedSignal.exitStatus

@@ -76,6 +76,13 @@ struct RunCommand: AsyncParsableCommand {
     ))
     var leaseDuration: Double = 15
 
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Wait out a database out of reach this long, then end with status 69.",
+        discussion: "Claims, commits and the lease's heartbeat are retried with a capped, jittered backoff meanwhile; what was committed stays, and the next run resumes.",
+        valueName: "seconds"
+    ))
+    var outageLimit: Double = Runner.Configuration.defaultOutageLimit.secondsValue
+
     @Flag(help: ArgumentHelp(
         "Join the workers deriving a PostgreSQL database now; start nothing when none are.",
         discussion: "Every `rederive run` on a PostgreSQL database already shares the work with the others; with this flag a process started late (by a script adding machines) ends at once instead of starting a run of its own when the others are done."
@@ -107,6 +114,7 @@ struct RunCommand: AsyncParsableCommand {
         try ValueBounds.payloadMiB.check(maxPayloadSize, "--max-payload-size")
         try ValueBounds.recordTimeout.check(timeout, "--timeout")
         try ValueBounds.leaseDuration.check(leaseDuration, "--lease-duration")
+        try ValueBounds.outageLimit.check(outageLimit, "--outage-limit")
         try ValueBounds.leaseWait.check(wait, "--wait")
         if noWait, wait != nil { throw ValidationError("--no-wait ends at once; it takes no --wait") }
         try report.validate(dryRun: safety.dryRun)
@@ -133,6 +141,7 @@ struct RunCommand: AsyncParsableCommand {
         )
         configuration.recordTimeout = timeout.map { .milliseconds(Int64($0 * 1000)) }
         configuration.leaseDuration = .milliseconds(Int64(leaseDuration * 1000))
+        configuration.outageLimit = .milliseconds(Int64(outageLimit * 1000))
         batches.apply(to: &configuration)
         configuration.readsProjections = !noProjection
         if safety.dryRun {

@@ -138,6 +138,12 @@ enum ValueBounds {
         least: 1, most: 3_600, unit: "seconds", reason: "an hour, the longest a killed run may keep the database from others"
     )
 
+    /// How long `run` and `watch` wait out a database out of reach (`--outage-limit`): a day, past
+    /// which an outage is a database gone, not one restarting or failing over.
+    static let outageLimit = ValueBound<Double>(
+        least: 1, most: 86_400, unit: "seconds", reason: "a day; a watcher left without --outage-limit waits without end"
+    )
+
     /// How long `run --wait` waits for another process's lease: a day, past which a holder is a
     /// watcher that stays, not a run that ends.
     static let leaseWait = ValueBound<Double>(

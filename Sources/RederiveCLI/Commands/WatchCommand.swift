@@ -55,6 +55,13 @@ struct WatchCommand: AsyncParsableCommand {
     ))
     var leaseDuration: Double = 15
 
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "End with status 69 once the database has been out of reach this long.",
+        discussion: "Without it a watcher waits out any outage, reporting itself not ready and logging a reminder every 30 s.",
+        valueName: "seconds"
+    ))
+    var outageLimit: Double?
+
     @Option(help: ArgumentHelp(
         "Serve /metrics, /healthz and /readyz over HTTP on this address.",
         discussion: "HOST:PORT, such as 127.0.0.1:9464; port 0 lets the system choose, and the address is logged. Needs a rederive built with --traits MetricsEndpoint.",
@@ -71,6 +78,7 @@ struct WatchCommand: AsyncParsableCommand {
         try ValueBounds.pollInterval.check(pollInterval, "--poll-interval")
         try ValueBounds.drainTimeout.check(drainTimeout, "--drain-timeout")
         try ValueBounds.leaseDuration.check(leaseDuration, "--lease-duration")
+        try ValueBounds.outageLimit.check(outageLimit, "--outage-limit")
         if let metricsAddress {
             #if MetricsEndpoint
             do {
@@ -110,6 +118,7 @@ struct WatchCommand: AsyncParsableCommand {
         var configuration = Watcher.Configuration(runner: runner)
         configuration.pollInterval = Self.duration(pollInterval)
         configuration.drainTimeout = Self.duration(drainTimeout)
+        configuration.outageLimit = outageLimit.map(Self.duration)
         // What a metrics endpoint reads: the watcher keeps `health` current and reports to `metrics`.
         // The endpoint bootstraps the metrics system, so it is made before `metrics` takes its factory.
         let health = WatchHealth()

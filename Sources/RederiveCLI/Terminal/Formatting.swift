@@ -49,6 +49,11 @@ enum Format {
         String(format: "%g s", seconds)
     }
 
+    /// `about 27 s`, `about 1:05`: an estimate, to the whole second, since its hundredths are noise.
+    static func estimate(_ seconds: Double) -> String {
+        seconds < 60 ? "\(Int(max(0, seconds).rounded())) s" : clock(seconds)
+    }
+
     /// `h:mm:ss` or `m:ss`.
     static func clock(_ seconds: Double) -> String {
         guard seconds.isFinite, seconds >= 0 else { return "--:--" }

@@ -15,7 +15,7 @@ enum RunProgressText {
         }
         text += ", " + (run.recentRate.map { "\(Format.rate($0)) records/s lately" } ?? "no recent commits")
         if let left = run.estimatedRemaining {
-            text += ", about \(Format.seconds(left.secondsValue)) left"
+            text += ", about \(Format.estimate(left.secondsValue)) left"
         }
         return text
     }

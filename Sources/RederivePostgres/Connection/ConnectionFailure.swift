@@ -24,11 +24,58 @@ package enum ConnectionFailure {
     /// Why a connection that was made, or was being made, ended with `error`, in one line: the
     /// connection's failure, or the server's words (a shutdown, a restart) told as the pool's are.
     package static func reason(lost error: any Error) -> String {
-        if let reason = reason(error) { return reason }
-        if let error = error as? PSQLError, let state = error.serverInfo?[.sqlState] {
-            return reason(text: state)
+        // The server's words first: a session it ended says why before the connection closes.
+        if let state = sqlState(of: error), let reason = reason(sqlState: state, message: "\(String(reflecting: error))") {
+            return reason
         }
+        if let reason = reason(error) { return reason }
+        if let state = sqlState(of: error) { return reason(text: state) }
         return reason(text: "\(error)")
+    }
+
+    /// What the server's `state` says of the session or the server rather than of a statement, in one
+    /// line of its own; nil for other states. `message`, the server's words, tells a statement timeout
+    /// from a cancel, which share a state.
+    ///
+    /// 57P01 is what both `pg_terminate_backend` and a fast or smart shutdown send: the session
+    /// cannot tell which, and says both; a server that then refuses connections tells the rest.
+    package static func reason(sqlState state: String, message: String? = nil) -> String? {
+        switch state {
+        case "57P01":
+            "the session was terminated by an administrator (pg_terminate_backend, or the server shutting down)"
+        case "57P02":
+            "the server ended every session after a crash or an immediate shutdown"
+        case "57P03":
+            "the server is shutting down or starting up"
+        case "57P05":
+            "the session was idle longer than the server's idle_session_timeout"
+        case "25P03":
+            "the session was idle in its transaction longer than the server's idle_in_transaction_session_timeout"
+        case "53300":
+            "the server has no connection slot free (max_connections, or the role's connection limit, is reached)"
+        case "57014" where message?.contains("user request") == true:
+            "a statement was cancelled on the server (pg_cancel_backend)"
+        case "57014":
+            "a statement ran longer than the server's statement_timeout"
+        case "25006":
+            "the server is read-only (a standby, or default_transaction_read_only is on); rederive writes, and needs the primary"
+        case "3D000":
+            "the database does not exist (was it dropped or renamed?)"
+        default:
+            nil
+        }
+    }
+
+    /// Whether the server's `state` refuses the work however long one waits: a missing database, or
+    /// a server that takes no writes. Retrying such a state only repeats it.
+    package static func refuses(sqlState state: String) -> Bool {
+        state == "3D000" || state == "25006"
+    }
+
+    /// Whether the server's `state` ended an idle session for being idle: the pool or the listener
+    /// connects again, and nothing was out of reach.
+    package static func endedIdle(sqlState state: String) -> Bool {
+        state == "57P05"
     }
 
     /// The reason of a socket's or a connection attempt's error; nil for others, such as a failed
@@ -59,14 +106,39 @@ package enum ConnectionFailure {
         if let range = text.range(of: "errno: "), let code = Int32(text[range.upperBound...].prefix { $0.isNumber }) {
             return reason(errno: code)
         }
-        // SQLSTATE 57P03, cannot_connect_now; 57P01, admin_shutdown.
-        if text.contains("57P03") || text.contains("57P01") {
-            return "the server is shutting down or starting up"
+        if let state = sqlState(in: text), let reason = reason(sqlState: state, message: text) {
+            return reason
         }
         if text.contains("connectTimeout") {
             return "timed out (is the server reachable?)"
         }
         return "the connection failed"
+    }
+
+    /// The SQLSTATE of the server's answer `error` carries, or that closed its connection.
+    package static func sqlState(of error: any Error) -> String? {
+        guard let error = error as? PSQLError else { return nil }
+        return error.serverInfo?[.sqlState] ?? error.underlying.flatMap(sqlState(of:))
+    }
+
+    /// The SQLSTATE a PSQLError's text names (`sqlState: 3D000`), if any.
+    package static func sqlState(in text: String) -> String? {
+        guard let range = text.range(of: "sqlState: ") else { return nil }
+        let state = text[range.upperBound...].prefix { $0.isLetter || $0.isNumber }
+        return state.count == 5 ? String(state) : nil
+    }
+
+    /// What the connection pool's own error `error` says, in a person's words: the pool gave up on
+    /// new connections for a while (its circuit breaker), or was shut down; nil for other errors.
+    /// Its type is the pool module's, known here by its words only.
+    package static func reason(pool error: any Error) -> String? {
+        let text = "\(error)"
+        guard text.hasPrefix("ConnectionPoolError") else { return nil }
+        if text.contains("connectionCreationCircuitBreakerTripped") {
+            return "no connection to the server could be made for a while (is it running and reachable?)"
+        }
+        if text.contains("poolShutdown") { return "the store's connections were closed" }
+        return "the request for a connection was cancelled"
     }
 
     /// What a socket's `errno` means for a connection to a server.

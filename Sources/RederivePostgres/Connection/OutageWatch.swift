@@ -1,56 +1,75 @@
 #if PostgreSQL
 import Foundation
 import Logging
+import Rederive
 import Synchronization
 
-/// Says in one line when the server went out of reach, and in one more when it is back.
+/// The one place a process's store says that the server went out of reach, reminds while it stays
+/// out, and says when it is back (an ``OutageReport``); and where a server that refuses the work for
+/// good (a missing database) ends every statement that waits for a connection, at once.
 ///
 /// While the server cannot be reached, the connection pool retries on its own and every statement
 /// waits for it; without these lines, a worker would wait in silence. The outage begins with the
-/// pool's first failed connection, or with the loss of a watcher's listening connection, and ends
-/// with the first statement begun since that the server answers, or the listening connection made
-/// again. A statement begun before the outage, or handed a pooled connection the server has ended
-/// and not told yet, ends nothing: the outage would be logged as over while it goes on, and again as
-/// it is noticed. The pool's own messages (one per attempt, in SwiftNIO's words) are only for `debug`.
+/// pool's first failed connection, a statement whose connection failed or got no answer, or the loss
+/// of a watcher's listening connection; it ends with the first statement begun since that the server
+/// answers, or the listening connection made again. A statement begun before the outage ends
+/// nothing: the outage would be logged as over while it goes on, and again as it is noticed. A
+/// session the server ended for being idle (`idle_session_timeout`) is no outage. The pool's own
+/// messages (one per attempt, in SwiftNIO's words) are only for `debug`.
 final class OutageWatch: Sendable {
-    private let logger: Logger
-    private let database: String
-    /// When the current outage began; nil while the server is reached.
-    private let began = Mutex<ContinuousClock.Instant?>(nil)
+    private let report: OutageReport
+    private struct Refusal {
+        var error: RederiveError?
+        var waiting: [UInt64: @Sendable (RederiveError) -> Void] = [:]
+        var next: UInt64 = 0
+    }
+    private let refusal = Mutex(Refusal())
 
     init(logger: Logger, database: String) {
-        self.logger = logger
-        self.database = database
+        report = OutageReport(logger: logger, metadata: ["database": "\(database)"])
     }
 
-    /// A connection could not be made, for `reason`: the outage begins, unless it already has.
+    /// A connection could not be made, or a statement's failed, for `reason`: the outage begins
+    /// unless it already has, and a reminder is logged when one is due.
     func connectionFailed(_ reason: String) {
-        let now = ContinuousClock.now
-        let first = began.withLock { began in
-            guard began == nil else { return false }
-            began = now
-            return true
-        }
-        guard first else { return }
-        logger.warning("cannot reach the database; retrying until it is back", metadata: [
-            "database": "\(database)", "error": "\(reason)",
-        ])
+        report.failed(reason)
     }
 
     /// The server answered a statement, or a connection, begun at `attempt`: the outage, if there was
     /// one and it began before that, ends.
     func reached(since attempt: ContinuousClock.Instant) {
-        let now = ContinuousClock.now
-        let start = began.withLock { began -> ContinuousClock.Instant? in
-            guard let start = began, start <= attempt else { return nil }
-            began = nil
-            return start
+        report.reached(since: attempt)
+    }
+
+    /// The server refuses connections for good, with `error`: every statement waiting for one, and
+    /// every one to come, ends with it.
+    func refused(_ error: RederiveError) {
+        let waiting = refusal.withLock { refusal in
+            guard refusal.error == nil else { return [@Sendable (RederiveError) -> Void]() }
+            refusal.error = error
+            defer { refusal.waiting = [:] }
+            return Array(refusal.waiting.values)
         }
-        guard let start else { return }
-        let seconds = (now - start) / .seconds(1)
-        logger.info("the database is reached again", metadata: [
-            "database": "\(database)", "outage": "\(String(format: "%.1f", seconds)) s",
-        ])
+        for end in waiting { end(error) }
+    }
+
+    /// Runs `end` with the refusal when the server refuses connections for good, now (at once) or
+    /// until the returned key is handed to ``forget(_:)``.
+    func onRefusal(_ end: @escaping @Sendable (RederiveError) -> Void) -> UInt64? {
+        let (key, refused) = refusal.withLock { refusal -> (UInt64?, RederiveError?) in
+            if let error = refusal.error { return (nil, error) }
+            refusal.next += 1
+            refusal.waiting[refusal.next] = end
+            return (refusal.next, nil)
+        }
+        if let refused { end(refused) }
+        return key
+    }
+
+    /// Stops telling the statement registered under `key`.
+    func forget(_ key: UInt64?) {
+        guard let key else { return }
+        _ = refusal.withLock { $0.waiting.removeValue(forKey: key) }
     }
 }
 
@@ -60,6 +79,8 @@ final class OutageWatch: Sendable {
 struct PoolLogHandler: LogHandler {
     let watch: OutageWatch
     let forward: Logger
+    /// The database, named in a refusal.
+    let location: String
     var logLevel: Logger.Level = .debug
     var metadata: Logger.Metadata = [:]
 
@@ -71,7 +92,13 @@ struct PoolLogHandler: LogHandler {
     func log(event: LogEvent) {
         // PostgresNIO's pool says so in these words, with the error as text only.
         if "\(event.message)" == "Connection creation failed" {
-            watch.connectionFailed(ConnectionFailure.reason(text: event.metadata?["psql_error"].map { "\($0)" } ?? ""))
+            let text = event.metadata?["psql_error"].map { "\($0)" } ?? ""
+            let reason = ConnectionFailure.reason(text: text)
+            if let state = ConnectionFailure.sqlState(in: text), ConnectionFailure.refuses(sqlState: state) {
+                watch.refused(RederiveError(.databaseRefused, "cannot use \(location): \(reason)"))
+            } else {
+                watch.connectionFailed(reason)
+            }
         }
         var merged = metadata
         if let extra = event.metadata {

@@ -28,7 +28,7 @@ extension PostgresStore: ChangeSignaling {
             var pause = Duration.milliseconds(100)
             var connected = false
             while !Task.isCancelled {
-                var reason = "the server closed the connection"
+                var reason: String? = "the server closed the connection"
                 let attempt = ContinuousClock.now
                 do {
                     let connection = try await PostgresConnection.connect(
@@ -50,12 +50,21 @@ extension PostgresStore: ChangeSignaling {
                         }
                     }
                 } catch {
-                    reason = ConnectionFailure.reason(lost: error)
+                    let state = ConnectionFailure.sqlState(of: error)
+                    if let state, ConnectionFailure.refuses(sqlState: state) {
+                        // A database dropped or renamed: every statement ends with it, the watcher too.
+                        let reason = ConnectionFailure.reason(sqlState: state) ?? ConnectionFailure.reason(lost: error)
+                        outage.refused(RederiveError(.databaseRefused, "cannot use \(location): \(reason)"))
+                        break
+                    }
+                    // Ended for being idle (idle_session_timeout): no outage; connect again at once.
+                    reason = state.map(ConnectionFailure.endedIdle(sqlState:)) == true ? nil : ConnectionFailure.reason(lost: error)
                 }
                 if Task.isCancelled { break }
                 // The connection ended or could not be made: notifications sent meanwhile are lost.
-                outage.connectionFailed(reason)
                 if connected { continuation.yield() }
+                guard let reason else { continue }
+                outage.connectionFailed(reason)
                 try? await Task.sleep(for: pause)
                 pause = min(pause * 2, ceiling)
             }

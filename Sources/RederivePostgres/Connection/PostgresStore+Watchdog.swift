@@ -116,12 +116,15 @@ extension PostgresStore {
                 watch.end(.failure(WatchExpired(after: limit, stopping: false)))
             }
         }
+        // A server that refuses connections for good (a missing database) ends the wait for one at once.
+        let refusal = outage.onRefusal { error in watch.end(.failure(error)) }
         let cancellation = CancellationTimer()
         defer {
             timer?.cancel()
             cancellation.stop()
+            outage.forget(refusal)
         }
-        return await withTaskCancellationHandler {
+        let outcome = await withTaskCancellationHandler {
             await watch.outcome()
         } onCancel: {
             switch cancelled {
@@ -131,6 +134,22 @@ extension PostgresStore {
                 cancellation.start(after: grace) { watch.end(.failure(WatchExpired(after: grace, stopping: true))) }
             }
         }
+        if case .failure(let error) = outcome, let reason = Self.outageReason(error) {
+            outage.connectionFailed(reason)
+        }
+        return outcome
+    }
+
+    /// Why a watched statement's failure says the server is out of reach: its connection failed, or
+    /// the server gave no answer by its deadline; nil for other failures, and for a session the
+    /// server ended for being idle, which the pool replaces at once.
+    static func outageReason(_ error: any Error) -> String? {
+        if let expired = error as? WatchExpired {
+            return expired.stopping ? nil : "no answer from the server within \(Int(expired.after.secondsValue.rounded(.up))) s"
+        }
+        guard ConnectionFault.isTransient(error) else { return nil }
+        if let state = ConnectionFailure.sqlState(of: error), ConnectionFailure.endedIdle(sqlState: state) { return nil }
+        return ConnectionFailure.reason(lost: error)
     }
 }
 
@@ -190,7 +209,8 @@ private final class TransactionWatch<T: Sendable>: Sendable {
     /// Ends the watch with `outcome`, unless it has ended already; an outcome other than the
     /// transaction's gives the transaction up.
     func end(_ outcome: Result<T, any Error>) {
-        let givingUp = if case .failure(let error) = outcome, error is WatchExpired || error is CancellationError { true } else { false }
+        let givingUp = if case .failure(let error) = outcome,
+            error is WatchExpired || error is CancellationError || (error as? RederiveError)?.code == .databaseRefused { true } else { false }
         let (waiting, connection, giveUp) = state.withLock { state -> (CheckedContinuation<Result<T, any Error>, Never>?, PostgresConnection?, (@Sendable () -> Void)?) in
             guard state.outcome == nil else { return (nil, nil, nil) }
             state.outcome = outcome

@@ -90,7 +90,7 @@ public final class PostgresStore: Sendable {
         configuration.options.additionalStartupParameters = Self.sessionSettings
         let outage = OutageWatch(logger: logger, database: location.description)
         self.outage = outage
-        let poolLogger = Logger(label: logger.label, factory: { _ in PoolLogHandler(watch: outage, forward: logger) })
+        let poolLogger = Logger(label: logger.label, factory: { _ in PoolLogHandler(watch: outage, forward: logger, location: location.description) })
         let client = PostgresClient(configuration: configuration, backgroundLogger: poolLogger)
         self.client = client
         running = Task { await client.run() }
@@ -235,16 +235,31 @@ public final class PostgresStore: Sendable {
         }
     }
 
-    /// `error` in a person's words, naming what was attempted where; transient when the server rolled
-    /// the transaction back for a reason of the moment (see ``rolledBackForTheMoment(_:)``).
+    /// `error` in a person's words, naming what was attempted where, classified at the source: a
+    /// failed connection or a session the server ended (a reset, a refusal, a terminated session, no
+    /// slot free), a statement timeout, and what the server rolled back for the moment (see
+    /// ``rolledBackForTheMoment(_:)``) are transient and waited out under the run's outage limit; a
+    /// missing database or a read-only server refuses the work for good
+    /// (``RederiveError/Code-swift.enum/databaseRefused``).
     func describe(_ error: any Error, _ verb: String) -> any Error {
         switch error {
-        case let error as RederiveError: error
-        case is CancellationError: error
+        case let error as RederiveError:
+            return error
+        case is CancellationError:
+            return error
         default:
-            RederiveError(
+            if let state = (error as? PSQLError)?.serverInfo?[.sqlState],
+               let reason = ConnectionFailure.reason(sqlState: state, message: (error as? PSQLError)?.serverInfo?[.message]) {
+                let refused = ConnectionFailure.refuses(sqlState: state)
+                return RederiveError(refused ? .databaseRefused : .database, "cannot \(verb) \(location): \(reason)", transient: !refused)
+            }
+            if let reason = ConnectionFailure.reason(pool: error) {
+                // The pool stops trying for a while after failed connections: an outage, waited out.
+                return RederiveError(.database, "cannot \(verb) \(location): \(reason)", transient: true)
+            }
+            return RederiveError(
                 .database, "cannot \(verb) \(location)", underlying: PostgresProblem(error),
-                transient: Self.rolledBackForTheMoment(error)
+                transient: Self.rolledBackForTheMoment(error) || ConnectionFault.isTransient(error)
             )
         }
     }
@@ -270,7 +285,7 @@ struct PostgresProblem: Error, Sendable, CustomStringConvertible {
 
     init(_ error: any Error) {
         guard let error = error as? PSQLError else {
-            description = "\(error)"
+            description = ConnectionFailure.reason(pool: error) ?? "\(error)"
             return
         }
         if let info = error.serverInfo, let message = info[.message] {

@@ -17,9 +17,12 @@ final class OutageLog: Sendable {
     /// Whether this log writes the outage's two lines: not when the store writes them.
     private let logsOutages: Bool
     private let outage = Mutex<Outage?>(nil)
+    /// How long an outage is waited out; nil for ever.
+    private let limit: Duration?
 
-    init(logger: Logger, metrics: WatchMetrics, health: WatchHealth, storeLogsOutages: Bool) {
+    init(logger: Logger, metrics: WatchMetrics, health: WatchHealth, storeLogsOutages: Bool, limit: Duration? = nil) {
         self.logger = logger
+        self.limit = limit
         self.metrics = metrics
         self.health = health
         logsOutages = !storeLogsOutages
@@ -41,6 +44,13 @@ final class OutageLog: Sendable {
                 "operation": "\(operation)", "error": "\(reason)",
             ])
         }
+    }
+
+    /// Throws the outage limit's error, with `error` as the last, once the outage going on has lasted
+    /// longer than the limit.
+    func requireWithinLimit(_ error: any Error) throws(RederiveError) {
+        guard let limit, let since = outage.withLock({ $0?.since }), OutageLimit.passed(limit, since: since) else { return }
+        throw OutageLimit.exceeded(limit, lastError: error)
     }
 
     /// The database answered: the watcher may be ready again, and an outage is logged as ended.

@@ -82,6 +82,16 @@ struct WatchSession: Sendable {
                 break
             } catch where Watcher.isTransient(error) {
                 outages.failed("pass", error)
+                do {
+                    try outages.requireWithinLimit(error)
+                } catch {
+                    // Recorded as a stopping run's end is: the few seconds a store gives a cancelled task.
+                    let open = run
+                    let ending = Task { try? await finishIfOpen(open, status: .interrupted) }
+                    ending.cancel()
+                    await ending.value
+                    throw error
+                }
                 // What the failed pass claimed may be uncommitted: everything is looked at again.
                 for lane in lanes { lane.sweepNext() }
                 nextCount = clock.now

@@ -36,6 +36,12 @@ extension Watcher {
         public var freshSweepInterval: Duration = .seconds(1)
         /// The longest wait between attempts while the database cannot be reached.
         public var maximumBackoff: Duration = .seconds(30)
+        /// How long the watcher waits out its database before it ends with
+        /// ``RederiveError/Code-swift.enum/outage``; nil, the default, waits without end (it replaces
+        /// `runner`'s ``Runner/Configuration-swift.struct/outageLimit``). A watcher is a service:
+        /// ended, its supervisor would only start it again into the same outage, while waiting it
+        /// reports itself not ready (`/readyz`) and logs a reminder every 30 s.
+        public var outageLimit: Duration? = nil
 
         /// A watcher's configuration around `runner`'s settings.
         public init(runner: Runner.Configuration = Runner.Configuration()) {
@@ -51,6 +57,9 @@ extension Watcher {
                 ("fresh pass interval", freshPassInterval), ("fresh sweep interval", freshSweepInterval),
             ] where value <= .zero {
                 throw RederiveError(.invalidArgument, "the \(name) must be positive")
+            }
+            if let outageLimit, outageLimit <= .zero {
+                throw RederiveError(.invalidArgument, "the outage limit must be positive")
             }
             if backlogThreshold < 1 {
                 throw RederiveError(.invalidArgument, "the backlog threshold must be at least 1, not \(backlogThreshold)")

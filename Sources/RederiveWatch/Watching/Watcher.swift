@@ -85,10 +85,13 @@ public struct Watcher: Service {
         try configuration.validate()
         var runnerConfiguration = configuration.runner
         runnerConfiguration.limit = nil
+        runnerConfiguration.outageLimit = configuration.outageLimit
         let plans = try Runner(store: store, pipelines: pipelines, configuration: runnerConfiguration).makePlans()
         metrics.buildInfo(version: RederiveVersion.current)
         metrics.leaseHeld(false)
-        let outages = OutageLog(logger: logger, metrics: metrics, health: health, storeLogsOutages: store.logsOutages)
+        let outages = OutageLog(
+            logger: logger, metrics: metrics, health: health, storeLogsOutages: store.logsOutages, limit: configuration.outageLimit
+        )
         let mailbox = ChangeMailbox.listening(to: store.changeSignals(checkingEvery: configuration.signalInterval))
         defer { mailbox.stop() }
         var backoff = Backoff(maximum: configuration.maximumBackoff)
@@ -132,6 +135,7 @@ public struct Watcher: Service {
                 return
             } catch where Self.isTransient(error) {
                 outages.failed("lease", error)
+                try outages.requireWithinLimit(error)
                 guard await Self.pause(backoff.next()) else { return }
             }
         }
@@ -156,7 +160,8 @@ public struct Watcher: Service {
                 } else {
                     outages.failed("heartbeat", failure)
                 }
-            }
+            },
+            outageLimit: configuration.outageLimit
         )
     }
 
