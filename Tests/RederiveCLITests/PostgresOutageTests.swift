@@ -50,12 +50,13 @@ struct PostgresOutageTests {
             #expect(began.count == 1 && ended.count == 1, "\(outcome.errors)")
             #expect(began.first.flatMap { start in ended.first.map { start < $0 } } == true, "\(outcome.errors)")
             // Refused once the server is down; a connection tried while it shuts down is turned away;
-            // a statement under way has its session terminated by the shutdown.
+            // a statement under way has its session terminated, or its connection reset, by the shutdown.
             #expect(began.first.map {
                 lines[$0].contains("error=\"connection refused (is the server running?)\"")
                     || lines[$0].contains("error=\"the server is shutting down or starting up\"")
                     || lines[$0].contains("error=\"the session was terminated by an administrator (pg_terminate_backend, or the server shutting down)\"")
                     || lines[$0].contains("error=\"the server closed the connection\"")
+                    || lines[$0].contains("error=\"the connection was reset\"")
             } == true, "\(outcome.errors)")
             // Besides, only what the stop cut short may be told: a claim under way, tried again; a
             // commit under way, whose outcome cannot be known, and the new lease taken after it; a

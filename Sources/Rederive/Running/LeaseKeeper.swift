@@ -112,8 +112,10 @@ package struct LeaseKeeper: Sendable {
                     try? await store.releaseLease(lease)
                 }
             }
-            // A database out of reach past the limit gets what a stopping run gives it, not more.
-            if (error as? RederiveError)?.code == .outage { release.cancel() }
+            // A stopping run, and a database out of reach past the limit, give the release what a
+            // store gives a cancelled task's statements (a few seconds), not more: a release that waited
+            // for a link that is down would hold up the end of a run asked to stop.
+            if Task.isCancelled || (error as? RederiveError)?.code == .outage { release.cancel() }
             await release.value
             throw error
         }
