@@ -100,6 +100,22 @@ struct WatcherTests {
     }
 }
 
+/// The records of ``samples(_:)`` (labels "s…") as a backlog a test pipeline derives slowly, 2 ms
+/// each, counted as they are derived; other records are derived at full speed.
+final class SlowedBacklog: Sendable {
+    private let derived = Atomic<Int>(0)
+
+    /// The backlog's records derived so far.
+    var count: Int { derived.load(ordering: .relaxed) }
+
+    /// A test pipeline's `onTotal`: slows and counts a backlog record.
+    @Sendable func derive(_ sample: Sample) {
+        guard sample.label.hasPrefix("s") else { return }
+        derived.add(1, ordering: .relaxed)
+        usleep(2_000)
+    }
+}
+
 @Suite("Watcher: fresh records first")
 struct FreshFirstTests {
     @Test func recordsWrittenDuringABacklogAreDerivedAheadOfIt() async throws {
@@ -108,18 +124,13 @@ struct FreshFirstTests {
             try insertRecords(samples(3_000), into: path)
             _ = try await run(TestPipeline().pipeline, at: path)
             // Version 2 of `total` makes every record stale: a backlog, slowed to 2 ms a record.
-            let backlogDerived = Atomic<Int>(0)
-            let bumped = TestPipeline(totalVersion: 2, onTotal: { sample in
-                if sample.label.hasPrefix("s") {
-                    backlogDerived.add(1, ordering: .relaxed)
-                    usleep(2_000)
-                }
-            })
+            let backlog = SlowedBacklog()
+            let bumped = TestPipeline(totalVersion: 2, onTotal: backlog.derive)
             let watcher = Watcher(store: try SQLiteStore(path: path), pipelines: [bumped.pipeline], configuration: watchConfiguration())
             let inspection = Inspection(path: path)
             var backlogWhenFreshDone = 0
             try await whileWatching(watcher) {
-                #expect(await eventually(within: 60) { backlogDerived.load(ordering: .relaxed) > 100 })
+                #expect(await eventually(within: 60) { backlog.count > 100 })
                 try insertRecords((0..<5).map { ("new\($0)", sampleJSON("fresh\($0)", [1, 2])) }, into: path)
                 try replacePayload(key: "k2999", json: sampleJSON("rewritten", [5]), in: path)
                 #expect(await eventually(within: 60) {
@@ -128,7 +139,7 @@ struct FreshFirstTests {
                         WHERE (i.key LIKE 'new%' AND d.total = 3) OR (i.key = 'k2999' AND d.total = 5)
                         """)) == 6
                 })
-                backlogWhenFreshDone = backlogDerived.load(ordering: .relaxed)
+                backlogWhenFreshDone = backlog.count
                 #expect(await eventually(within: 120) { bumped.log.total("total") == 3_005 })
             }
             // The fresh records did not wait for the backlog: most of it was still to come.
@@ -146,25 +157,20 @@ extension FreshFirstTests {
             try await prepare(TestPipeline().pipeline, at: path)
             // A table no run derived: every record is fresh, slowed to 2 ms a record.
             try insertRecords(samples(3_000), into: path)
-            let backlogDerived = Atomic<Int>(0)
-            let test = TestPipeline(onTotal: { sample in
-                if sample.label.hasPrefix("s") {
-                    backlogDerived.add(1, ordering: .relaxed)
-                    usleep(2_000)
-                }
-            })
+            let backlog = SlowedBacklog()
+            let test = TestPipeline(onTotal: backlog.derive)
             let watcher = Watcher(store: try SQLiteStore(path: path), pipelines: [test.pipeline], configuration: watchConfiguration())
             let inspection = Inspection(path: path)
             var backlogWhenNewDone = 0
             try await whileWatching(watcher) {
-                #expect(await eventually(within: 60) { backlogDerived.load(ordering: .relaxed) > 100 })
+                #expect(await eventually(within: 60) { backlog.count > 100 })
                 try insertRecords((0..<5).map { ("new\($0)", sampleJSON("fresh\($0)", [1, 2])) }, into: path)
                 #expect(await eventually(within: 60) {
                     (try? inspection.count("""
                         SELECT count(*) FROM items i JOIN items_derived d ON d.id = i.id WHERE i.key LIKE 'new%' AND d.total = 3
                         """)) == 5
                 })
-                backlogWhenNewDone = backlogDerived.load(ordering: .relaxed)
+                backlogWhenNewDone = backlog.count
                 #expect(await eventually(within: 120) { test.log.total("total") == 3_005 })
             }
             // The new records did not queue behind the never-derived ones, which come first by id.
@@ -176,13 +182,8 @@ extension FreshFirstTests {
     }
 
     @Test func onTheInMemoryStoreRecordsWrittenBesideANeverDerivedTableAreDerivedAheadOfIt() async throws {
-        let backlogDerived = Atomic<Int>(0)
-        let test = TestPipeline(onTotal: { sample in
-            if sample.label.hasPrefix("s") {
-                backlogDerived.add(1, ordering: .relaxed)
-                usleep(2_000)
-            }
-        })
+        let backlog = SlowedBacklog()
+        let test = TestPipeline(onTotal: backlog.derive)
         let store = MemoryStore()
         try await store.prepare(test.pipeline)
         for (key, json) in samples(2_000) {
@@ -191,12 +192,12 @@ extension FreshFirstTests {
         let watcher = Watcher(store: store, pipelines: [test.pipeline], configuration: watchConfiguration())
         var backlogWhenNewDone = 0
         try await whileWatching(watcher) {
-            #expect(await eventually(within: 60) { backlogDerived.load(ordering: .relaxed) > 100 })
+            #expect(await eventually(within: 60) { backlog.count > 100 })
             for index in 0..<5 {
                 _ = try store.insert(Array(sampleJSON("fresh\(index)", [1, 2]).utf8), key: "new\(index)", into: test.pipeline)
             }
             #expect(await eventually(within: 60) { (0..<5).allSatisfy { test.log.count("total", "fresh\($0)") == 1 } })
-            backlogWhenNewDone = backlogDerived.load(ordering: .relaxed)
+            backlogWhenNewDone = backlog.count
             #expect(await eventually(within: 120) { test.log.total("total") == 2_005 })
         }
         #expect(backlogWhenNewDone < 1_500, "\(backlogWhenNewDone) never-derived records were derived before the new ones")
