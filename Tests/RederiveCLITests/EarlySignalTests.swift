@@ -27,6 +27,15 @@ struct EarlySignalTests {
         }
     }
 
+    /// Whether the process at `pid` has `path` open: it has parsed its arguments and opened its database.
+    static func hasOpen(_ pid: pid_t, _ path: String) -> Bool {
+        let descriptors = "/proc/\(pid)/fd"
+        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        return ((try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? []).contains { entry in
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(descriptors)/\(entry)")) == target
+        }
+    }
+
     @Test func sigtermWhileARunWaitsForALockedDatabaseEndsItWith143NotByTheSignal() async throws {
         try await CommandHarness.withHarness { harness in
             #expect(try await harness.rederive("generate", "--count", "2").status == 0)
@@ -39,7 +48,10 @@ struct EarlySignalTests {
             let run = try RederiveProcess.start(
                 ["run", "--db", harness.databasePath, "--busy-timeout", "60", "--progress", "none"], in: harness.directory
             )
-            try await Self.waitUntilHandlingSignals(run)
+            // Waiting for the lock, not still parsing its arguments (a signal then ends it at once).
+            for _ in 0 ..< 3_000 where !Self.hasOpen(run.child.pid, harness.databasePath) && !run.hasEnded {
+                try await Task.sleep(for: .milliseconds(10))
+            }
             run.terminate()
             let outcome = try await run.wait()
             await lock.release()
