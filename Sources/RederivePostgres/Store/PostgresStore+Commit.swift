@@ -110,7 +110,6 @@ extension PostgresStore {
         _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> Set<Int64> {
         let ids = results.recordIDs
-        try await lockTableRows(ids, tables, connection, logger)
         var statement = SQLStatement()
         let source = statement.bind(tables.pipeline.table)
         let batch = "unnest(\(statement.bind(ids)), \(statement.bind(results.generations))) AS c(id, generation)"
@@ -138,21 +137,6 @@ extension PostgresStore {
             try await connection.run(release, logger: logger)
         }
         return accepted
-    }
-
-    /// Locks the batch's rows of the pipeline's table for key share, in id order, before any of their
-    /// records' rows: an app deleting a record locks its table row first and then, by its trigger, the
-    /// record's row, so a commit that took the record's row first and then met the table row (the
-    /// derived row's foreign key, or an inline write) deadlocked with it. In the same order the two
-    /// only wait for each other. The lock waits rather than skips: a row another transaction merely
-    /// locks is still there, and one that a deletion removed meanwhile is not returned, its record's row
-    /// gone with it, so the record is simply not accepted. Key share lets the payload's updates go on.
-    private func lockTableRows(_ ids: [Int64], _ tables: PostgresPipelineTables, _ connection: PostgresConnection, _ logger: Logger) async throws {
-        var lock = SQLStatement()
-        lock.sql = """
-            SELECT \(tables.id) FROM \(tables.table) WHERE \(tables.id) = ANY(\(lock.bind(ids))) ORDER BY \(tables.id) FOR KEY SHARE
-            """
-        _ = try await statements.run(lock, on: connection, logger: logger)
     }
 }
 
