@@ -7,7 +7,7 @@ import Synchronization
 extension MemoryStore {
     /// Stores values, stamps and failures at once; throws `RederiveError.Code.leaseLost` when `lease`
     /// was taken over. A result whose payload changed, whose record was deleted or that another live
-    /// lease holds is skipped. What is stored is the batch's ``CommitPlan``.
+    /// lease holds is skipped. What is stored is the batch's `CommitPlan`.
     public func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> RunCounts {
         guard !results.isEmpty else { return RunCounts() }
         let batch = try CommitBatch(results, of: plan.pipeline)

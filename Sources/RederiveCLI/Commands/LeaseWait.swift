@@ -6,7 +6,7 @@ import Synchronization
 /// holds it for as long as it runs): it ends at once, with nothing to do, when no record is stale, and
 /// gives up after `--wait` (at once with `--no-wait`); otherwise it waits, as before.
 ///
-/// It sits between the runner and the progress display: the runner reports ``ProgressEvent/waiting(_:)``
+/// It sits between the runner and the progress display: the runner reports `ProgressEvent/waiting(_:)`
 /// while it waits, and this decides, cancelling the run's task (``attach(cancel:)``) when the wait ends.
 final class LeaseWait: ProgressReporter {
     /// Why the wait ended without a run.

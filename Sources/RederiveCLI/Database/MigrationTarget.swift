@@ -1,7 +1,7 @@
 import Rederive
 
 /// The database `rederive migrate` applies an app's schema migrations to: any store that applies the
-/// engine's migrations itself (``SchemaMigrationApplier``), rederive's SQLite and PostgreSQL stores
+/// engine's migrations itself (`SchemaMigrationApplier`), rederive's SQLite and PostgreSQL stores
 /// among them.
 ///
 /// The migrations are registered once, in the engine's model, and each store applies them itself: a

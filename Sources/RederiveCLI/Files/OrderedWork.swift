@@ -2,7 +2,7 @@ import Dispatch
 import Rederive
 import Synchronization
 
-/// Computes `count` results on threads of the engine's pool (``WorkerThreads``) and hands them out in
+/// Computes `count` results on threads of the engine's pool (`WorkerThreads`) and hands them out in
 /// index order.
 ///
 /// Workers take the next index, compute its result and deposit it; the consumer takes results in

@@ -3,7 +3,7 @@ import Rederive
 
 /// The messages `run --isolate` exchanges with its worker processes over their standard input and
 /// output: each a frame of a 4-byte little-endian length and a body. The parent sends a
-/// ``PendingRecord``; the worker answers with its ``RecordResult``.
+/// `PendingRecord`; the worker answers with its `RecordResult`.
 enum WorkerMessages {
     /// Frames larger than this are refused as corrupt: a payload is capped well below it.
     static let maximumFrame = 1 << 31 - 1

@@ -5,7 +5,7 @@ import Rederive
 import Synchronization
 
 /// The one place a process's store says that the server went out of reach, reminds while it stays
-/// out, and says when it is back (an ``OutageReport``); and where a server that refuses the work for
+/// out, and says when it is back (an `OutageReport`); and where a server that refuses the work for
 /// good (a missing database) ends every statement that waits for a connection, at once.
 ///
 /// While the server cannot be reached, the connection pool retries on its own and every statement

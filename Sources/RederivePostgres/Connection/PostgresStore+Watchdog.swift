@@ -257,7 +257,7 @@ struct ConnectionFault: Error, Sendable, CustomStringConvertible {
 
     var description: String { "\(error)" }
 
-    /// The failure as the sign of an outage, which the run waits out (``RederiveError/isOutage``):
+    /// The failure as the sign of an outage, which the run waits out (`RederiveError/isOutage`):
     /// for a transaction that was rolled back, or never committed.
     var outage: RederiveError {
         RederiveError(outage: error as? RederiveError ?? RederiveError(.database, "\(error)"))

@@ -5,7 +5,7 @@ import PostgresNIO
 import Rederive
 import Synchronization
 
-/// A backfill's ``MigrationDatabase`` on PostgreSQL: the migration's connection, inside its transaction,
+/// A backfill's `MigrationDatabase` on PostgreSQL: the migration's connection, inside its transaction,
 /// values bound to numbered parameters.
 ///
 /// A backfill is synchronous, as SQLite runs it, and PostgresNIO answers asynchronously, so the step

@@ -13,7 +13,7 @@ import Rederive
 /// - `rederive_stamps`: **one row per record and pipeline**; `processors` is a JSON object holding,
 ///   per processor, the version, generation, payload digest and run that produced the stored values,
 ///   and `current` (cleared by the trigger, by invalidation and by a failure of the processor). A
-///   dependent processor's entry also keeps what it derived from: `inputs_digest`, the ``InputDigest``
+///   dependent processor's entry also keeps what it derived from: `inputs_digest`, the `InputDigest`
 ///   of its inputs' values, and `input_versions`, as in `"floor_area@2,section_labels@1"`. No index
 ///   covers `processors`, and pages keep room (fillfactor 70), so that rewriting a stamp row touches no
 ///   index (a HOT update). A GIN index on it did not spare a count of up-to-date records
@@ -33,7 +33,7 @@ import Rederive
 ///   the sum of its shares: each worker writes a row of its own, where one row per run would have every
 ///   commit of every worker wait for the others' to end.
 /// - `rederive_leases`: one row per worker process deriving now: host, pid, token, heartbeat, expiry,
-///   the run it derives, and `process_start`, the process's ``ProcessStart`` (NULL where unknown), by
+///   the run it derives, and `process_start`, the process's `ProcessStart` (NULL where unknown), by
 ///   which a worker on the same host tells a process that ended from a later one given the same pid.
 /// - `rederive_replaced`: for rollback, **one row per record whose values a run changed**: the
 ///   generation it derived from and, per processor whose values changed, the values and the stamp

@@ -101,7 +101,7 @@ extension PostgresStore {
 
     /// ``claimOnce(_:_:_:limit:byteLimit:lease:)``; a claim whose connection failed (reset, its session
     /// ended by the server, or no answer by the deadline) was rolled back, and throws a transient outage
-    /// error, which the run's ``TransientRetry`` waits out: the one loop that waits for the database.
+    /// error, which the run's `TransientRetry` waits out: the one loop that waits for the database.
     /// Tried again, the claim first reads whether the lease is still held: when it was taken over
     /// meanwhile, the claim says so, and the run takes a new lease and rejoins its run.
     private func claimRetrying(

@@ -183,7 +183,7 @@ struct PostgresBatchWriter {
     }
 
     /// `{"name": {"current": true, "version": …, "generation": …, "digest": …, "run": …}, …}`; a
-    /// dependent's entry also keeps what it derived from: `"inputs_digest"` (the ``InputDigest`` of
+    /// dependent's entry also keeps what it derived from: `"inputs_digest"` (the `InputDigest` of
     /// its inputs' values) and `"input_versions"` (as in `"floor_area@2,section_labels@1"`).
     private func stamp(_ result: StampWrite) -> String {
         let entries = result.processors.map { index in

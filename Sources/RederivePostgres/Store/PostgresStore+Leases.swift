@@ -120,7 +120,7 @@ extension PostgresStore {
     }
 
     /// Deletes the expired leases, and those of processes of this host that no longer run (see
-    /// ``WorkerIdentity/hasEndedOnThisHost``: a pid given to a later process counts as ended). Their
+    /// `WorkerIdentity/hasEndedOnThisHost`: a pid given to a later process counts as ended). Their
     /// records keep the token of the lease that is gone: claims take such records first. Never waits:
     /// a lease locked by a transaction still open (a worker cut off mid-commit, whose session the
     /// server ends after `idle_in_transaction_session_timeout`) is left for a later claim. A claim

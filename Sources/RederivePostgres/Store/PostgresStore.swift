@@ -240,7 +240,7 @@ public final class PostgresStore: Sendable {
     /// slot free), a statement timeout, and what the server rolled back for the moment (see
     /// ``rolledBackForTheMoment(_:)``) are transient and waited out under the run's outage limit; a
     /// missing database or a read-only server refuses the work for good
-    /// (``RederiveError/Code-swift.enum/databaseRefused``).
+    /// (`RederiveError/Code-swift.enum/databaseRefused`).
     func describe(_ error: any Error, _ verb: String) -> any Error {
         switch error {
         case let error as RederiveError:

@@ -45,7 +45,7 @@ public struct DatabaseState: Sendable {
             state.status += status
             state.failures += try await store.failures(of: pipeline, filter: FailureFilter())
             let ids = try await store.sampleRecordIDs(of: pipeline, count: sampleSize)
-            // Values in ``Pipeline/outputColumns`` order, as ``StoredValueReading`` gives them.
+            // Values in `Pipeline/outputColumns` order, as `StoredValueReading` gives them.
             var columns: [(index: Int, identity: ColumnIdentity)] = []
             var index = 0
             for processor in pipeline.processors {

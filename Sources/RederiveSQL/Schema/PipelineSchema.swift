@@ -34,7 +34,7 @@ package struct PipelineSchema<Dialect: SQLDialect>: Sendable {
     /// have (each by ``SQLDialect/comparable(_:)`` name, to its declared type), nil for a table that
     /// does not exist. Tracking is the store's to check.
     ///
-    /// - Throws: ``RederiveError`` with code ``RederiveError/Code/schemaMismatch`` when the table
+    /// - Throws: `RederiveError` with code `RederiveError/Code/schemaMismatch` when the table
     ///   exists without a column the pipeline reads.
     package func changes(table columns: [String: String]?, companion: [String: String]?) throws(RederiveError) -> Changes {
         var changes = Changes()

@@ -9,7 +9,7 @@ package struct PendingPick: Sendable {
     package let generation: Int64
     /// The plan's processors stale for the record, in the plan's order.
     package let staleProcessors: [Int]
-    /// Whether a processor that reads the payload may run for the record (``RunPlan/readsPayload(stale:)``).
+    /// Whether a processor that reads the payload may run for the record (`RunPlan/readsPayload(stale:)`).
     package let readsPayload: Bool
     /// The kind of each current failure that dependents must know of, by processor index.
     package let failures: [Int: FailureKind]

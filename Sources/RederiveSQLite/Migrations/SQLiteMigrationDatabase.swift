@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Rederive
 
-/// A backfill's ``MigrationDatabase`` on SQLite: GRDB's `Database` inside the migration's transaction,
+/// A backfill's `MigrationDatabase` on SQLite: GRDB's `Database` inside the migration's transaction,
 /// values bound to `?` placeholders.
 struct SQLiteMigrationDatabase: MigrationDatabase {
     let db: Database

@@ -22,7 +22,7 @@ struct PendingReader {
     /// not read again.
     ///
     /// A record whose payload is on a damaged page of the file throws ``DamagedPayload``; read again with
-    /// it in `knownDamaged`, it is handed out to fail (``PendingRecord/payloadDamage``), its generation
+    /// it in `knownDamaged`, it is handed out to fail (`PendingRecord/payloadDamage`), its generation
     /// read from its row, which does not hold the payload's pages.
     func read(
         _ picks: [PendingPick], byteLimit: Int = .max, judged: [Int64: ProjectionFallback]? = nil, knownDamaged: Set<Int64> = []

@@ -7,7 +7,7 @@ import RederiveSQL
 /// Storing a batch of results in one transaction.
 extension SQLiteStore {
     /// Commits in one write transaction, fenced by the runner lease and each record's payload
-    /// generation: reads what the batch's ``CommitPlan`` needs of its records, then writes the plan.
+    /// generation: reads what the batch's `CommitPlan` needs of its records, then writes the plan.
     public func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> RunCounts {
         guard !results.isEmpty else { return RunCounts() }
         let batch = try CommitBatch(results, of: plan.pipeline)

@@ -47,7 +47,7 @@ extension SQLiteStore: PayloadImporting {
         }
     }
 
-    /// Whether `stored` already holds the item (``ImportItem/isHeld(by:)``), comparing equal bytes
+    /// Whether `stored` already holds the item (`ImportItem/isHeld(by:)`), comparing equal bytes
     /// without copying them out first.
     private static func holds(_ item: ImportItem, _ stored: DatabaseValue, data: Data) -> Bool {
         stored == data.databaseValue || Data.fromDatabaseValue(stored).map { item.isHeld(by: [UInt8]($0)) } == true

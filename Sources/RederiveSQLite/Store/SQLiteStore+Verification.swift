@@ -3,7 +3,7 @@ import GRDB
 import Rederive
 import RederiveSQL
 
-/// Reading records as stored, for ``Verifier``: payload, derived values and stamps from one snapshot.
+/// Reading records as stored, for `Verifier`: payload, derived values and stamps from one snapshot.
 extension SQLiteStore: VerificationSource {
     /// Records after the cursor, in id order, with payloads, derived values and stamps from one snapshot.
     public func storedRecords(of pipeline: Pipeline, after cursor: Int64?, limit: Int) async throws -> [StoredRecord] {

@@ -8,11 +8,11 @@ import Synchronization
 /// records written since (new records come last in id order), not a pass over the table. Records
 /// behind that point (a payload replaced, a record invalidated) are found by a sweep, at most once per
 /// sweep interval: the store moves the claims back to where its index counts show no fresh record
-/// behind (``ChangeSignaling/sweepFreshClaims(_:lease:lowestInFlight:)``), which at the lane's first
+/// behind (`ChangeSignaling/sweepFreshClaims(_:lease:lowestInFlight:)`), which at the lane's first
 /// look, when nothing is fresh, is the last record: looking then costs the records written since, not a
 /// probe of every record.
 ///
-/// While a backlog drains, the lane claims ahead of the backlog's claims (``ClaimsAhead``) whenever
+/// While a backlog drains, the lane claims ahead of the backlog's claims (`ClaimsAhead`) whenever
 /// the store signalled a change since its last look, and its records are derived and committed in the
 /// backlog's stream. A sweep may then find records the lane handed out and the stream has not
 /// committed yet: they are not handed out again.

@@ -11,7 +11,7 @@ import Synchronization
 /// watcher starts, when no signal came for a poll interval, and at least once per poll interval: that
 /// is when a backlog (a new build's logic versions) is found, and drained with the fresh records
 /// claimed ahead of it in the same stream. Stale records none of which is in the backlog (the store's
-/// ``ChangeSignaling/backlogCount(_:)``) are left to the fresh lane, whose sweep finds those behind
+/// `ChangeSignaling/backlogCount(_:)`) are left to the fresh lane, whose sweep finds those behind
 /// where it reached: a pass over every record would hold up the records written meanwhile for as long
 /// as it reads the table.
 ///

@@ -37,8 +37,8 @@ extension Watcher {
         /// The longest wait between attempts while the database cannot be reached.
         public var maximumBackoff: Duration = .seconds(30)
         /// How long the watcher waits out its database before it ends with
-        /// ``RederiveError/Code-swift.enum/outage``; nil, the default, waits without end (it replaces
-        /// `runner`'s ``Runner/Configuration-swift.struct/outageLimit``). A watcher is a service:
+        /// `RederiveError/Code-swift.enum/outage`; nil, the default, waits without end (it replaces
+        /// `runner`'s `Runner/Configuration-swift.struct/outageLimit`). A watcher is a service:
         /// ended, its supervisor would only start it again into the same outage, while waiting it
         /// reports itself not ready (`/readyz`) and logs a reminder every 30 s.
         public var outageLimit: Duration? = nil
