@@ -8,8 +8,8 @@ extension MemoryStore {
     /// Stores values, stamps and failures at once; throws `RederiveError.Code.leaseLost` when `lease`
     /// was taken over. A result whose payload changed, whose record was deleted or that another live
     /// lease holds is skipped. What is stored is the batch's `CommitPlan`.
-    public func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> RunCounts {
-        guard !results.isEmpty else { return RunCounts() }
+    public func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> CommitOutcome {
+        guard !results.isEmpty else { return .empty }
         let batch = try CommitBatch(results, of: plan.pipeline)
         return try state.withLock { state in
             let now = Date()
@@ -31,7 +31,7 @@ extension MemoryStore {
             if let lease {
                 state.leases[lease.token]?.done += counts.derived + counts.unchanged + counts.failed
             }
-            return counts
+            return commit.outcome
         }
     }
 

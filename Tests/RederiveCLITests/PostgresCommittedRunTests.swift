@@ -18,7 +18,7 @@ struct PostgresCommittedRunTests {
         let claimed = try await store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: first)
         #expect(claimed.count == 3)
         let results = claimed.map { RecordResult(evaluating: $0, pipeline: pipeline, codec: .init()) }
-        let counts = try await store.commit(results, plan: plan, runID: runID, lease: first)
+        let counts = try await store.commit(results, plan: plan, runID: runID, lease: first).counts
         #expect(counts.derived == 3)
 
         // Stale again, two of them; one also gets a new payload.

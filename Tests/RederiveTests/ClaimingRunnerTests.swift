@@ -234,7 +234,7 @@ struct ClaimingRunnerTests {
             await #expect(performing: { try await late.renewLease(lost) }, throws: { ($0 as? RederiveError)?.code == .leaseLost })
             #expect(try Inspection(path: path).count("SELECT count(*) FROM rederive_stamps") == 0)
             // The new holder commits the same results.
-            #expect(try await other.commit(results, plan: plan, runID: 1, lease: taken) == RunCounts(derived: 4))
+            #expect(try await other.commit(results, plan: plan, runID: 1, lease: taken).counts == RunCounts(derived: 4))
             try await other.releaseLease(taken)
             #expect(try Inspection(path: path).count("SELECT count(*) FROM rederive_leases") == 0)
         }

@@ -70,6 +70,8 @@ import Testing
     @Test func onlyTheProcessorsWhoseValuesChangeKeepWhatTheyReplacedButAllDerivedValuesAreWritten() throws {
         let commit = try plan([derivedBoth(1, total: .real(7))], [1: StoredCommitState(generation: 1, values: row())])
         #expect(commit.records.map(\.disposition) == [.changed])
+        #expect(commit.records.first?.changed == [0])
+        #expect(commit.outcome.counts == RunCounts(derived: 1))
         let step = try #require(commit.steps.first)
         #expect(step.replaced == [ReplacedWrite(recordID: 1, generation: 1, processors: [ReplacedProcessor(processor: 0, old: .values([.real(6)]))])])
         #expect(step.values.first?.processors == [0, 1])
@@ -79,7 +81,7 @@ import Testing
     @Test func aRecordWithAFailureCountsAsFailedWhileTheValuesOfTheOtherProcessorsAreStored() throws {
         let failing = result(1, [(0, .failed(.processor, "refusing")), (1, .derived([.integer(4), .text("B")]))])
         let commit = try plan([failing], [1: StoredCommitState(generation: 1, values: row())])
-        #expect(commit.records == [RecordDisposition(recordID: 1, disposition: .failed, derived: [1], failed: [0])])
+        #expect(commit.records == [RecordDisposition(recordID: 1, disposition: .failed, derived: [1], failed: [0], changed: [1])])
         #expect(commit.counts == RunCounts(failed: 1))
         let step = try #require(commit.steps.first)
         #expect(step.failures == [FailureWrite(recordID: 1, generation: 1, processor: 0, kind: .processor, message: "refusing")])

@@ -22,11 +22,11 @@ struct InterceptingStore: RecordStore, StoreReporting {
         afterClaim(records)
         return records
     }
-    func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> RunCounts {
+    func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> CommitOutcome {
         try beforeCommit()
-        let counts = try await base.commit(results, plan: plan, runID: runID, lease: lease)
+        let outcome = try await base.commit(results, plan: plan, runID: runID, lease: lease)
         afterCommit(results)
-        return counts
+        return outcome
     }
     func prepare(_ pipeline: Pipeline) async throws { try await base.prepare(pipeline) }
     func startRun(_ plans: [RunPlan], lease: WorkerLease) async throws -> StartedRun {

@@ -95,9 +95,9 @@ package struct PipelinePass: Sendable {
         )
         let ahead = self.ahead
         let committed = self.committed
-        let observer: ResultWriter.CommitObserver? = ahead == nil ? committed : { @Sendable results, counts, duration in
+        let observer: ResultWriter.CommitObserver? = ahead == nil ? committed : { @Sendable results, outcome, duration in
             ahead?.committed(results)
-            committed?(results, counts, duration)
+            committed?(results, outcome, duration)
         }
         let writer = ResultWriter(
             plan: plan, store: store, lease: lease, work: work, channel: channel, batchSize: batchSize,

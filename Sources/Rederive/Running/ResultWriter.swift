@@ -4,9 +4,9 @@ import Logging
 /// a time or about every commit interval, each commit fenced by the lease; adds up what the commits
 /// counted, logs them, and reports progress after each, and while a record hangs.
 package struct ResultWriter: Sendable {
-    /// Told of each commit: the results committed, what the commit counted, and how long the commit
-    /// took.
-    package typealias CommitObserver = @Sendable (_ results: [RecordResult], _ counts: RunCounts, _ duration: Duration) -> Void
+    /// Told of each commit: the results committed, what the commit made of each, and how long the
+    /// commit took.
+    package typealias CommitObserver = @Sendable (_ results: [RecordResult], _ outcome: CommitOutcome, _ duration: Duration) -> Void
 
     let plan: RunPlan
     let store: any RecordStore
@@ -52,11 +52,12 @@ package struct ResultWriter: Sendable {
                     throw error
                 }
                 let commitStarted = run.clock.now
-                let counts = try await commit(results)
+                let outcome = try await commit(results)
+                let counts = outcome.counts
                 let duration = run.clock.now - commitStarted
                 work.commit(counts, results: results)
                 let nextSize = batchSize.observe(records: results.count, duration: duration)
-                committed?(results, counts, duration)
+                committed?(results, outcome, duration)
                 log(committed: results, counts: counts, duration: duration, nextSize: nextSize)
                 run.report(pipeline: plan.pipeline.name, progress: progress, work: work, overdue: overdue, batchSize: nextSize)
             }
@@ -66,7 +67,7 @@ package struct ResultWriter: Sendable {
 
     /// Commits one batch with the lease held now, or a new one when it was lost; again after a
     /// transient error.
-    private func commit(_ results: [RecordResult]) async throws -> RunCounts {
+    private func commit(_ results: [RecordResult]) async throws -> CommitOutcome {
         let store = self.store
         let plan = self.plan
         let runID = run.runID

@@ -73,8 +73,8 @@ public protocol RecordStore: Sendable {
     /// Stores derived values, stamps and failures in one transaction. A result whose record's payload
     /// changed since it was read, or that was deleted, is skipped and the record stays stale. With a
     /// lease, nothing is stored unless the lease is still this process's: a commit after the lease was
-    /// lost throws ``RederiveError/Code/leaseLost``.
-    func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> RunCounts
+    /// lost throws ``RederiveError/Code/leaseLost``. Returns what the commit made of each result.
+    func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> CommitOutcome
 }
 
 extension RecordStore {

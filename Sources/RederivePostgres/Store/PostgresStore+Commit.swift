@@ -17,8 +17,8 @@ extension PostgresStore {
     /// throws `leaseLost`: the run takes a new lease and derives on, the records the given-up commit
     /// did not store stay claimed by the old lease and are taken over once it expires, and the
     /// records' stamps say what is still stale.
-    public func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> RunCounts {
-        guard !results.isEmpty else { return RunCounts() }
+    public func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> CommitOutcome {
+        guard !results.isEmpty else { return .empty }
         let batch = try CommitBatch(results, of: plan.pipeline)
         if let lease, isAbandoned(lease) { throw leaseLost(lease) }
         let tables = PostgresPipelineTables(plan.pipeline)
@@ -42,9 +42,8 @@ extension PostgresStore {
                 for step in commit.steps {
                     try await writer.write(step, connection, logger)
                 }
-                let counts = commit.counts
-                try await self.count(counts, runID: runID, lease: lease, connection, logger)
-                return counts
+                try await self.count(commit.counts, runID: runID, lease: lease, connection, logger)
+                return commit.outcome
             }
         } catch let fault as ConnectionFault {
             // Lost before COMMIT was sent: rolled back, nothing of it stored. Tried again under the same

@@ -8,8 +8,8 @@ import RederiveSQL
 extension SQLiteStore {
     /// Commits in one write transaction, fenced by the runner lease and each record's payload
     /// generation: reads what the batch's `CommitPlan` needs of its records, then writes the plan.
-    public func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> RunCounts {
-        guard !results.isEmpty else { return RunCounts() }
+    public func commit(_ results: [RecordResult], plan: RunPlan, runID: Int64, lease: WorkerLease?) async throws -> CommitOutcome {
+        guard !results.isEmpty else { return .empty }
         let batch = try CommitBatch(results, of: plan.pipeline)
         let writer = BatchWriter(tables: PipelineTables(plan.pipeline), runID: runID, now: Timestamp.text(Date()))
         return try await write { db in
@@ -22,7 +22,7 @@ extension SQLiteStore {
             for step in commit.steps {
                 try writer.write(step, db, statements)
             }
-            return commit.counts
+            return commit.outcome
         }
     }
 }

@@ -239,9 +239,9 @@ struct WatchSession: Sendable {
         let derivation = PipelinePass(
             plan: plan, store: store, lease: lease, configuration: configuration, progress: NoProgress(),
             logger: logger, cancellationGrace: settings.drainTimeout, ahead: ahead,
-            committed: { results, counts, duration in
-                run.add(counts)
-                metrics.committed(results, counts: counts, duration: duration, plan: plan)
+            committed: { results, outcome, duration in
+                run.add(outcome.counts)
+                metrics.committed(results, outcome: outcome, duration: duration, plan: plan)
             },
             retried: { operation in metrics.transientRetry(operation: operation) }
         )

@@ -68,7 +68,7 @@ struct ClaimConformanceTests {
             let run = try await store.startRun([plan], lease: first)
             let held = try await store.claim(plan, limit: 3, byteLimit: 1 << 20, lease: first)
             #expect(held.count == 3)
-            let committed = try await store.commit(Self.derive([held[0]], pipeline), plan: plan, runID: run.id, lease: first)
+            let committed = try await store.commit(Self.derive([held[0]], pipeline), plan: plan, runID: run.id, lease: first).counts
             #expect(committed == RunCounts(derived: 1))
             let second = try await store.acquireLease(for: WorkerIdentity(host: "conformance", processID: 2), duration: .seconds(30))
             switch second {
@@ -129,7 +129,7 @@ struct ClaimConformanceTests {
                 taken += batch
             }
             #expect(Set(taken.map(\.recordID)) == Set(claimed.map(\.recordID)))
-            let counts = try await store.commit(Self.derive(taken, pipeline), plan: plan, runID: takerRun.id, lease: taker)
+            let counts = try await store.commit(Self.derive(taken, pipeline), plan: plan, runID: takerRun.id, lease: taker).counts
             #expect(counts == RunCounts(derived: 3))
             #expect(try await fixture.status(pipeline)["total"]?.upToDate == 3)
             try await store.finishRun(takerRun.id, status: .completed, counts: counts, lease: taker)
@@ -147,7 +147,7 @@ struct ClaimConformanceTests {
             let run = try await store.startRun([plan], lease: lease)
             let claimed = try await store.claim(plan, limit: 2, byteLimit: 1 << 20, lease: lease)
             try await Task.sleep(for: .milliseconds(700))
-            let counts = try await store.commit(Self.derive(claimed, pipeline), plan: plan, runID: run.id, lease: lease)
+            let counts = try await store.commit(Self.derive(claimed, pipeline), plan: plan, runID: run.id, lease: lease).counts
             #expect(counts == RunCounts(derived: 2))
             #expect(try await fixture.status(pipeline)["total"]?.upToDate == 2)
             try await store.renewLease(lease)
@@ -170,7 +170,7 @@ struct ClaimConformanceTests {
             try await fixture.replace("k0", label: "changed", values: [50], in: pipeline)
             try await fixture.deleteRecord("k1", pipeline)
 
-            let counts = try await store.commit(Self.derive(claimed, pipeline), plan: plan, runID: run.id, lease: lease)
+            let counts = try await store.commit(Self.derive(claimed, pipeline), plan: plan, runID: run.id, lease: lease).counts
             #expect(counts == RunCounts(derived: 1, skipped: 2))
             let status = try await fixture.status(pipeline)
             #expect(status["total"]?.records == 2)
@@ -194,7 +194,7 @@ struct ClaimConformanceTests {
             let first = try await fixture.lease(1)
             let run = try await fixture.store.startRun([plan], lease: first)
             let claimed = try await fixture.store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: first)
-            let counts = try await fixture.store.commit(Self.derive(claimed, pipeline), plan: plan, runID: run.id, lease: first)
+            let counts = try await fixture.store.commit(Self.derive(claimed, pipeline), plan: plan, runID: run.id, lease: first).counts
             #expect(counts == RunCounts(derived: 1, failed: 1))
             // A failure retried is stale still, but this run is done with it.
             #expect(try await fixture.store.pendingCount(plan) == 1)

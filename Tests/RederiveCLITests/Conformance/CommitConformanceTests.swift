@@ -58,7 +58,7 @@ struct CommitConformanceTests {
             let run = try await store.startRun([plan], lease: lease)
             let claimed = try await store.claim(plan, limit: 2, byteLimit: 1 << 20, lease: lease)
             let results = ClaimConformanceTests.derive(claimed, pipeline)
-            let counts = try await store.commit(results, plan: plan, runID: run.id, lease: lease)
+            let counts = try await store.commit(results, plan: plan, runID: run.id, lease: lease).counts
             #expect(counts == RunCounts(derived: 1, failed: 1))
             try await store.finishRun(run.id, status: .completed, counts: counts, lease: lease)
             try await store.releaseLease(lease)

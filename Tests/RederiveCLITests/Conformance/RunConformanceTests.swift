@@ -191,7 +191,7 @@ struct RunConformanceTests {
         let dead = try await fixture.lease(1, lasting: .milliseconds(300))
         let run = try await store.startRun([plan], lease: dead)
         let claimed = try await store.claim(plan, limit: committed, byteLimit: 1 << 20, lease: dead)
-        let counts = try await store.commit(ClaimConformanceTests.derive(claimed, pipeline), plan: plan, runID: run.id, lease: dead)
+        let counts = try await store.commit(ClaimConformanceTests.derive(claimed, pipeline), plan: plan, runID: run.id, lease: dead).counts
         #expect(counts == RunCounts(derived: committed))
         #expect(try await store.runs(limit: nil).first?.status == .running)
         try await Task.sleep(for: .milliseconds(700))

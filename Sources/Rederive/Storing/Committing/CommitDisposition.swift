@@ -22,6 +22,14 @@ public struct RecordDisposition: Sendable, Hashable {
     public let derived: [Int]
     /// The processors, by index, whose failure was stored for the record; empty when skipped.
     public let failed: [Int]
+    /// The processors among ``derived`` whose stored values the commit changed; the others'
+    /// values were already held.
+    public let changed: [Int]
+
+    /// A result the commit did not store.
+    static func skipped(_ recordID: Int64) -> RecordDisposition {
+        RecordDisposition(recordID: recordID, disposition: .skipped, derived: [], failed: [], changed: [])
+    }
 }
 
 extension RunCounts {

@@ -47,7 +47,7 @@ private struct Planner {
     mutating func plan(_ result: RecordResult) {
         let id = result.recordID
         guard let state = known[id], state.generation == result.generation, !state.heldByAnother else {
-            records.append(RecordDisposition(recordID: id, disposition: .skipped, derived: [], failed: []))
+            records.append(.skipped(id))
             return
         }
         if inStep.contains(id) {
@@ -66,11 +66,11 @@ private struct Planner {
         step.failures += failures.map {
             FailureWrite(recordID: id, generation: result.generation, processor: $0.processor, kind: $0.kind, message: $0.message)
         }
-        var changed = false
+        var changed: [Int] = []
         if !derived.isEmpty {
             let replaced = replacedProcessors(derived, values, state.values)
-            changed = !replaced.isEmpty
-            if changed {
+            changed = replaced.map(\.processor)
+            if !replaced.isEmpty {
                 step.values.append(ValueWrite(recordID: id, processors: derived, values: values))
                 step.replaced.append(ReplacedWrite(recordID: id, generation: result.generation, processors: replaced))
                 let row = storing(values, of: derived, in: state.values)
@@ -81,8 +81,10 @@ private struct Planner {
                 inputDigests: result.inputDigests.filter { derived.contains($0.key) }
             ))
         }
-        let disposition: CommitDisposition = !failures.isEmpty ? .failed : changed ? .changed : .unchanged
-        records.append(RecordDisposition(recordID: id, disposition: disposition, derived: derived, failed: failures.map(\.processor)))
+        let disposition: CommitDisposition = !failures.isEmpty ? .failed : !changed.isEmpty ? .changed : .unchanged
+        records.append(RecordDisposition(
+            recordID: id, disposition: disposition, derived: derived, failed: failures.map(\.processor), changed: changed
+        ))
     }
 
     /// The processors among `derived` whose stored values `values` (all of `derived`'s columns, in
