@@ -13,6 +13,8 @@ struct InterceptingStore: RecordStore, StoreReporting {
     var afterPendingRecords: @Sendable ([PendingRecord]) -> Void = { _ in }
     /// Runs before each commit; throwing fails the commit.
     var beforeCommit: @Sendable () throws -> Void = {}
+    /// Runs before each count of a pipeline's stale records (`status(of:)`), as a watcher's pass makes.
+    var beforeStatus: @Sendable () throws -> Void = {}
     /// Sees each committed batch of results.
     var afterCommit: @Sendable ([RecordResult]) -> Void = { _ in }
 
@@ -51,7 +53,10 @@ struct InterceptingStore: RecordStore, StoreReporting {
     func releaseLease(_ lease: WorkerLease) async throws { try await base.releaseLease(lease) }
     var preferredClaimSize: Int { base.preferredClaimSize }
     var preferredBatchDuration: Duration { base.preferredBatchDuration }
-    func status(of pipeline: Pipeline) async throws -> [ProcessorStatus] { try await base.status(of: pipeline) }
+    func status(of pipeline: Pipeline) async throws -> [ProcessorStatus] {
+        try beforeStatus()
+        return try await base.status(of: pipeline)
+    }
     func failures(of pipeline: Pipeline, filter: FailureFilter) async throws -> [RecordFailure] {
         try await base.failures(of: pipeline, filter: filter)
     }
@@ -60,4 +65,18 @@ struct InterceptingStore: RecordStore, StoreReporting {
     }
     func runs(limit: Int?) async throws -> [RunHistoryEntry] { try await base.runs(limit: limit) }
     func liveWorkers() async throws -> [WorkerStatus] { try await base.liveWorkers() }
+}
+
+extension InterceptingStore: ChangeSignaling {
+    func changeSignals(checkingEvery interval: Duration) -> AsyncStream<Void> { base.changeSignals(checkingEvery: interval) }
+    func restartClaims(_ plan: RunPlan, lease: WorkerLease) { base.restartClaims(plan, lease: lease) }
+    func sweepFreshClaims(_ plan: RunPlan, lease: WorkerLease, lowestInFlight: Int64?) async throws {
+        try await base.sweepFreshClaims(plan, lease: lease, lowestInFlight: lowestInFlight)
+    }
+    func backlogCount(_ plan: RunPlan) async throws -> Int? { try await base.backlogCount(plan) }
+    func lastRecordID(of pipeline: Pipeline) async throws -> Int64? { try await base.lastRecordID(of: pipeline) }
+    func startWatchRun(_ plans: [RunPlan], lease: WorkerLease, pending: [Int]) async throws -> StartedRun {
+        try await base.startWatchRun(plans, lease: lease, pending: pending)
+    }
+    var logsOutages: Bool { base.logsOutages }
 }

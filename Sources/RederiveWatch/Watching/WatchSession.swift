@@ -49,10 +49,14 @@ struct WatchSession: Sendable {
                 sweepInterval: settings.freshSweepInterval
             )
         }
+        // The last ids as the watcher starts, before it counts anything: records written while it
+        // counts a backlog of fresh records are already written after it started.
+        var lastIDsAtStart = await lastRecordIDs()
         while !Task.isCancelled {
             do {
                 if clock.now >= nextCount {
-                    interrupted = try await pass(&run, lanes: lanes, staleSince: &staleSince, clock: clock)
+                    interrupted = try await pass(&run, lanes: lanes, staleSince: &staleSince, lastIDs: lastIDsAtStart, clock: clock)
+                    lastIDsAtStart = [:]
                     nextCount = clock.now + settings.pollInterval
                 } else {
                     interrupted = try await freshPass(&run, lanes: lanes, clock: clock)
@@ -161,8 +165,11 @@ struct WatchSession: Sendable {
 
     /// Counts the stale records of every plan and derives them, each in a pass of the engine's runner;
     /// returns whether a pass was interrupted (the watcher is stopping).
+    /// The last id a fresh backlog drains up to may be given per pipeline in `lastIDs`; otherwise it is
+    /// read when the backlog is found.
     private func pass(
-        _ run: inout RollingRun?, lanes: [FreshLane], staleSince: inout StaleSince, clock: ContinuousClock
+        _ run: inout RollingRun?, lanes: [FreshLane], staleSince: inout StaleSince, lastIDs: [String: Int64] = [:],
+        clock: ContinuousClock
     ) async throws -> Bool {
         for (plan, lane) in zip(plans, lanes) {
             let pending = try await staleCount(plan)
@@ -185,7 +192,7 @@ struct WatchSession: Sendable {
             // rather than in a pass over every record; a few stale records of both kinds are derived at once.
             let interrupted: Bool
             if pending >= settings.backlogThreshold {
-                interrupted = try await drain(plan, pending: pending, lane: lane, run: current, clock: clock)
+                interrupted = try await drain(plan, pending: pending, lane: lane, run: current, lastID: lastIDs[name], clock: clock)
             } else if try await store.backlogCount(plan) == 0 {
                 var opened: RollingRun? = current
                 interrupted = try await deriveFresh(lane, run: &opened, clock: clock) == .stopped
@@ -205,14 +212,33 @@ struct WatchSession: Sendable {
     /// whole) is not in that lane, and the lane would find it all, in id order, ahead of the records
     /// written since: it is drained instead as every stale record up to the last id seen now, and the
     /// lane claims only the records after that id ahead of it.
-    private func drain(_ plan: RunPlan, pending: Int, lane: FreshLane, run: RollingRun, clock: ContinuousClock) async throws -> Bool {
+    /// `lastID`, when given, is the last id the watcher saw earlier than now (as it started).
+    private func drain(
+        _ plan: RunPlan, pending: Int, lane: FreshLane, run: RollingRun, lastID: Int64? = nil, clock: ContinuousClock
+    ) async throws -> Bool {
         let backlog = try await store.backlogCount(plan) ?? pending
-        if pending - backlog >= settings.backlogThreshold, let last = try await store.lastRecordID(of: plan.pipeline), last < .max {
+        if pending - backlog >= settings.backlogThreshold, let last = try await lastIDOr(lastID, plan), last < .max {
             return try await lane.drainingUpTo(last) {
                 try await derive(plan.restricted(to: .all, recordIDs: .min...last), records: pending, run: run, clock: clock, ahead: lane)
             }
         }
         return try await derive(plan.restricted(to: .backlog), records: pending, run: run, clock: clock, ahead: lane)
+    }
+
+    /// `lastID`, or the pipeline's last id now when there is none.
+    private func lastIDOr(_ lastID: Int64?, _ plan: RunPlan) async throws -> Int64? {
+        if let lastID { return lastID }
+        return try await store.lastRecordID(of: plan.pipeline)
+    }
+
+    /// Each pipeline's last id now; none for a pipeline whose id cannot be read (the database is out of
+    /// reach, say), which reads it again when it finds a backlog.
+    private func lastRecordIDs() async -> [String: Int64] {
+        var ids: [String: Int64] = [:]
+        for plan in plans {
+            ids[plan.pipeline.name] = try? await store.lastRecordID(of: plan.pipeline)
+        }
+        return ids
     }
 
     /// How many records of `plan` are stale, from each processor's index counts: the most that any one

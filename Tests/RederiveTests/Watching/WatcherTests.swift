@@ -181,6 +181,31 @@ extension FreshFirstTests {
         }
     }
 
+    @Test func recordsWrittenWhileTheWatcherFirstCountsANeverDerivedTableAreDerivedAheadOfIt() async throws {
+        try await withTemporaryDatabase { path in
+            try await prepare(TestPipeline().pipeline, at: path)
+            try insertRecords(samples(3_000), into: path)
+            let backlog = SlowedBacklog()
+            let test = TestPipeline(onTotal: backlog.derive)
+            // The app writes while the watcher first counts what is stale: after the watcher started.
+            let counted = Atomic<Bool>(false)
+            var store = InterceptingStore(base: try SQLiteStore(path: path))
+            store.beforeStatus = {
+                guard !counted.exchange(true, ordering: .relaxed) else { return }
+                try insertRecords((0..<5).map { ("new\($0)", sampleJSON("fresh\($0)", [1, 2])) }, into: path)
+            }
+            let watcher = Watcher(store: store, pipelines: [test.pipeline], configuration: watchConfiguration())
+            var backlogWhenNewDone = 0
+            try await whileWatching(watcher) {
+                #expect(await eventually(within: 60) { (0..<5).allSatisfy { test.log.count("total", "fresh\($0)") == 1 } })
+                backlogWhenNewDone = backlog.count
+                #expect(await eventually(within: 120) { test.log.total("total") == 3_005 })
+            }
+            #expect(backlogWhenNewDone < 2_500, "\(backlogWhenNewDone) never-derived records were derived before the new ones")
+            #expect(test.log.all.values.allSatisfy { $0 == 1 }, "\(test.log.all.filter { $0.value > 1 })")
+        }
+    }
+
     @Test func onTheInMemoryStoreRecordsWrittenBesideANeverDerivedTableAreDerivedAheadOfIt() async throws {
         let backlog = SlowedBacklog()
         let test = TestPipeline(onTotal: backlog.derive)
