@@ -56,4 +56,14 @@ extension MemoryStore: ChangeSignaling {
             state.tables[plan.pipeline.table] = table
         }
     }
+
+    /// Looks from the first record again: looking through every record costs what a count here would.
+    public func sweepFreshClaims(_ plan: RunPlan, lease: WorkerLease, lowestInFlight: Int64?) async throws {
+        restartClaims(plan, lease: lease)
+    }
+
+    /// Starts the run as ``startRun(_:lease:)`` does: the store counts what is pending at no cost.
+    public func startWatchRun(_ plans: [RunPlan], lease: WorkerLease, pending: [Int]) async throws -> StartedRun {
+        try await startRun(plans, lease: lease)
+    }
 }

@@ -38,6 +38,9 @@ public final class MemoryStore: RecordStore {
     /// A commit holds the store's lock, which every other caller waits for, as SQLite's write lock.
     public var preferredBatchDuration: Duration { .milliseconds(50) }
 
+    /// Never out of reach: the store has no outage to log.
+    public var logsOutages: Bool { false }
+
     /// Makes the store ready for a pipeline: its table when missing, and the destination of its
     /// derived values with every declared column, a new column holding its default in every record.
     public func prepare(_ pipeline: Pipeline) async throws {

@@ -53,6 +53,7 @@ struct InterceptingStore: RecordStore, StoreReporting {
     func releaseLease(_ lease: WorkerLease) async throws { try await base.releaseLease(lease) }
     var preferredClaimSize: Int { base.preferredClaimSize }
     var preferredBatchDuration: Duration { base.preferredBatchDuration }
+    var logsOutages: Bool { base.logsOutages }
     func status(of pipeline: Pipeline) async throws -> [ProcessorStatus] {
         try beforeStatus()
         return try await base.status(of: pipeline)
@@ -78,5 +79,4 @@ extension InterceptingStore: ChangeSignaling {
     func startWatchRun(_ plans: [RunPlan], lease: WorkerLease, pending: [Int]) async throws -> StartedRun {
         try await base.startWatchRun(plans, lease: lease, pending: pending)
     }
-    var logsOutages: Bool { base.logsOutages }
 }

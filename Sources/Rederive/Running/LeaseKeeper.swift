@@ -37,7 +37,7 @@ package struct LeaseKeeper: Sendable {
     ) {
         self.store = store
         self.outageLimit = outageLimit
-        let storeLogsOutages = (store as? any ChangeSignaling)?.logsOutages ?? false
+        let storeLogsOutages = store.logsOutages
         outages = storeLogsOutages ? nil : OutageReport(logger: logger)
         self.worker = worker
         self.duration = duration

@@ -7,7 +7,7 @@ import Synchronization
 /// attempts of however many paths (claims, commits, heartbeats, connections) fail in between.
 ///
 /// One report serves a process's store (PostgreSQL's connection pool and statements tell it), or a
-/// run's lease keeper where the store says nothing of its outages (``ChangeSignaling/logsOutages``).
+/// run's lease keeper where the store says nothing of its outages (``RecordStore/logsOutages``).
 package final class OutageReport: Sendable {
     /// The longest the log stays silent while an outage goes on.
     package static let reminderInterval: Duration = .seconds(30)

@@ -78,7 +78,7 @@ package struct PipelinePass: Sendable {
         let workers = max(1, min(configuration.parallelism, records))
         let retried = self.retried
         let retry = TransientRetry(
-            limit: configuration.outageLimit, logger: logger, storeLogsOutages: (store as? any ChangeSignaling)?.logsOutages ?? false
+            limit: configuration.outageLimit, logger: logger, storeLogsOutages: store.logsOutages
         ) { operation, _ in
             work.retried()
             retried?(operation)

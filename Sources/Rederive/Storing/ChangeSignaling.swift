@@ -25,14 +25,14 @@ public protocol ChangeSignaling: Sendable {
     /// not fresh: a watcher's sweep for payloads replaced and records invalidated behind its claims.
     /// Records handed out and not committed yet count as fresh; `lowestInFlight` is the lowest of
     /// their ids, if any. A store that cannot count cheaply where fresh records are looks from the
-    /// first record again (``restartClaims(_:lease:)``), as the default does.
+    /// first record again (``restartClaims(_:lease:)``).
     func sweepFreshClaims(_ plan: RunPlan, lease: WorkerLease, lowestInFlight: Int64?) async throws
 
     /// How many records of `plan` are in its backlog lane (``StaleLane/backlog``: values current, but
     /// of another version of a processor), the most that any one of its processors has; read from the
     /// store's counts or indexes, never a pass over the records. A watcher that finds records stale and
     /// none of them in the backlog leaves them to its fresh lane rather than pass over every record.
-    /// Nil where the store cannot count them so, as the default: the watcher then passes over the plan.
+    /// Nil where the store cannot count them so: the watcher then passes over the plan.
     func backlogCount(_ plan: RunPlan) async throws -> Int?
 
     /// The highest id among `pipeline`'s records, nil when it has none; read from an index, never a
@@ -45,31 +45,6 @@ public protocol ChangeSignaling: Sendable {
     /// what the watcher found stale) for its count of pending records where the store's own count would
     /// cost a pass over the table: a watcher starts a run at each busy period, and needs no exact count.
     /// A store whose count is cheap, or that shares runs between processes by their counts, counts as
-    /// `startRun` does, as the default does.
+    /// `startRun` does.
     func startWatchRun(_ plans: [RunPlan], lease: WorkerLease, pending: [Int]) async throws -> StartedRun
-
-    /// Whether the store logs an outage of its database itself, once when it begins and once when it
-    /// ends (PostgreSQL's does, from its connection pool): a watcher then reports the outage in its
-    /// health and metrics only, so that it is not logged twice.
-    var logsOutages: Bool { get }
-}
-
-extension ChangeSignaling {
-    /// A store logs no outage of its own unless it says so.
-    public var logsOutages: Bool { false }
-
-    /// Not counted: the watcher passes over the plan.
-    public func backlogCount(_ plan: RunPlan) async throws -> Int? { nil }
-
-    /// Looks from the first record again.
-    public func sweepFreshClaims(_ plan: RunPlan, lease: WorkerLease, lowestInFlight: Int64?) async throws {
-        restartClaims(plan, lease: lease)
-    }
-}
-
-extension ChangeSignaling where Self: RecordStore {
-    /// Starts the run as ``RecordStore/startRun(_:lease:)`` does, counting what is pending.
-    public func startWatchRun(_ plans: [RunPlan], lease: WorkerLease, pending: [Int]) async throws -> StartedRun {
-        try await startRun(plans, lease: lease)
-    }
 }

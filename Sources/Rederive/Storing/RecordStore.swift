@@ -65,6 +65,11 @@ public protocol RecordStore: Sendable {
     /// larger batch spreads over more records.
     var preferredBatchDuration: Duration { get }
 
+    /// Whether the store logs an outage of its database itself, once when it begins and once when it
+    /// ends (PostgreSQL's does, from its connection pool): a run or a watcher then reports the outage
+    /// in its health and metrics only, so that it is not logged twice.
+    var logsOutages: Bool { get }
+
     /// Claims up to `limit` pending records that no one else holds, with their payloads, for one worker
     /// of the lease's process. The batch ends early once its payloads hold `byteLimit` bytes; it holds at
     /// least one record, and none when nothing is left to claim for this run.

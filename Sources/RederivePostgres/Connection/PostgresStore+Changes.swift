@@ -105,5 +105,17 @@ extension PostgresStore: ChangeSignaling {
         let key = ClaimPositionKey(token: lease.token, pipeline: plan.pipeline.name, lane: plan.lane)
         _ = claimPositions.withLock { $0.removeValue(forKey: key) }
     }
+
+    /// Looks from the first record again (``restartClaims(_:lease:)``): the claim's pick skips what is
+    /// not stale through the stamps' index, so a sweep needs no count of where fresh records are.
+    public func sweepFreshClaims(_ plan: RunPlan, lease: WorkerLease, lowestInFlight: Int64?) async throws {
+        restartClaims(plan, lease: lease)
+    }
+
+    /// Starts the run as `startRun(_:lease:)` does: a run shared between processes is counted once,
+    /// from the counts kept per processor and version, which cost a few rows.
+    public func startWatchRun(_ plans: [RunPlan], lease: WorkerLease, pending: [Int]) async throws -> StartedRun {
+        try await startRun(plans, lease: lease)
+    }
 }
 #endif

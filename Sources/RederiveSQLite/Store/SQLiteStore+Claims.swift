@@ -25,6 +25,10 @@ extension SQLiteStore {
     /// hundreds of records on a quiet database.
     public var preferredBatchDuration: Duration { .milliseconds(50) }
 
+    /// A run or watcher logs an outage of the database (a lock held past the busy timeout, a disk
+    /// error) itself: the store logs none.
+    public var logsOutages: Bool { false }
+
     /// Hands out the next pending records after this lease's cursor, then reads their payloads on a
     /// reader connection of the calling worker's own.
     public func claim(_ plan: RunPlan, limit: Int, byteLimit: Int, lease: WorkerLease) async throws -> [PendingRecord] {
