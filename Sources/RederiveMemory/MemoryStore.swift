@@ -41,6 +41,18 @@ public final class MemoryStore: RecordStore {
     /// Never out of reach: the store has no outage to log.
     public var logsOutages: Bool { false }
 
+    /// Pauses and cancels are kept with the records.
+    public var runControl: (any RunControlling)? { self }
+
+    /// Projections are kept with the records.
+    public var projectionStore: (any ProjectionStoring)? { self }
+
+    /// The store has no schema of the app's to migrate.
+    public var schemaMigrations: (any SchemaMigrationApplier)? { nil }
+
+    /// One process holds the store: no run is shared.
+    public var sharedRuns: (any SharedRunReporting)? { nil }
+
     /// Makes the store ready for a pipeline: its table when missing, and the destination of its
     /// derived values with every declared column, a new column holding its default in every record.
     public func prepare(_ pipeline: Pipeline) async throws {

@@ -54,6 +54,10 @@ struct InterceptingStore: RecordStore, StoreReporting {
     var preferredClaimSize: Int { base.preferredClaimSize }
     var preferredBatchDuration: Duration { base.preferredBatchDuration }
     var logsOutages: Bool { base.logsOutages }
+    var runControl: (any RunControlling)? { base.runControl }
+    var projectionStore: (any ProjectionStoring)? { base.projectionStore }
+    var schemaMigrations: (any SchemaMigrationApplier)? { base.schemaMigrations }
+    var sharedRuns: (any SharedRunReporting)? { base.sharedRuns }
     func status(of pipeline: Pipeline) async throws -> [ProcessorStatus] {
         try beforeStatus()
         return try await base.status(of: pipeline)

@@ -33,7 +33,7 @@ package final class RunControl: Sendable {
         store: any RecordStore, throttles: [Throttle] = [], logger: Logger,
         observer: (@Sendable (ClaimHold?) -> Void)? = nil
     ) {
-        self.store = store as? any RunControlling
+        self.store = store.runControl
         self.throttles = throttles
         self.logger = logger
         self.observer = observer

@@ -70,6 +70,25 @@ public protocol RecordStore: Sendable {
     /// in its health and metrics only, so that it is not logged twice.
     var logsOutages: Bool { get }
 
+    // What a store offers beyond a run, each answered by every store: itself where it offers it, nil
+    // where it does not. A command asks these, never casts the store.
+
+    /// Pauses and cancels stored for other processes to see (`rederive pause`, `cancel`); nil where
+    /// the store keeps none, and a run is then held by its throttles alone.
+    var runControl: (any RunControlling)? { get }
+
+    /// Projections kept beside the payloads (`rederive projections`, `verify --projections`); nil where
+    /// the store keeps none.
+    var projectionStore: (any ProjectionStoring)? { get }
+
+    /// Schema migrations applied to the app's database (`rederive migrate`); nil where the store
+    /// applies none.
+    var schemaMigrations: (any SchemaMigrationApplier)? { get }
+
+    /// Runs shared by the processes that derive the same database, with each one's share
+    /// (`status`, `run --progress json`); nil where each process records runs of its own.
+    var sharedRuns: (any SharedRunReporting)? { get }
+
     /// Claims up to `limit` pending records that no one else holds, with their payloads, for one worker
     /// of the lease's process. The batch ends early once its payloads hold `byteLimit` bytes; it holds at
     /// least one record, and none when nothing is left to claim for this run.

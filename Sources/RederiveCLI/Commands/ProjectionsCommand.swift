@@ -26,7 +26,7 @@ struct ProjectionsCommand: AsyncParsableCommand {
         let console = verbosity.console(database.environment.console)
         let pipelines = try database.pipelines().filter { $0.projectionVersion != nil }
         let store = drop ? try await database.openForWriting() : try await database.openForReading()
-        guard let projections = store as? any ProjectionStoring else {
+        guard let projections = store.projectionStore else {
             throw RederiveError(.invalidArgument, "\(database.databaseName) keeps no projections")
         }
         if pipelines.isEmpty {

@@ -179,7 +179,7 @@ struct RunCommand: AsyncParsableCommand {
         // JSON progress on a store many workers share also carries the whole run's figures, once per heartbeat.
         let events = (quiet && progress != .json ? ProgressStyle.none : progress).reporter(console: console)
         let shared = progress == .json
-            ? (store as? any SharedRunReporting).map { SharedRunProgressLines(events: events, store: $0, console: console) }
+            ? store.sharedRuns.map { SharedRunProgressLines(events: events, store: $0, console: console) }
             : nil
         let pipelines = try database.pipelines()
         let plans = try Runner(store: store, pipelines: pipelines, configuration: configuration).makePlans()

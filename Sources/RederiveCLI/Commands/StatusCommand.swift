@@ -33,7 +33,7 @@ struct StatusCommand: AsyncParsableCommand {
         }
         let workers = try await store.liveWorkers()
         // On a store many workers share: how far each run in progress has got, and each worker's share.
-        let runs = try await (store as? any SharedRunReporting)?.runsInProgress() ?? []
+        let runs = try await store.sharedRuns?.runsInProgress() ?? []
         let control = try await ControlReport.read(store)
         let projections = try await Self.projections(in: store, database.pipelines())
         let now = Date()
@@ -105,7 +105,7 @@ struct StatusCommand: AsyncParsableCommand {
 
     /// Per pipeline that declares a projection: its version, and how many records have a current one.
     static func projections(in store: any CommandStore, _ pipelines: [Pipeline]) async throws -> [(pipeline: String, version: Int, current: Int)] {
-        guard let store = store as? any ProjectionStoring else { return [] }
+        guard let store = store.projectionStore else { return [] }
         var counts: [(pipeline: String, version: Int, current: Int)] = []
         for pipeline in pipelines {
             guard let version = pipeline.projectionVersion else { continue }

@@ -127,7 +127,7 @@ struct VerifyCommand: AsyncParsableCommand {
     /// Checks a sample of each pipeline's current projections against its payload decoded now, lists
     /// those that differ, and exits with status 4 when any does.
     private func verifyProjections(_ store: any CommandStore, console: Console) async throws {
-        guard let projectionStore = store as? any ProjectionStoring else {
+        guard let projectionStore = store.projectionStore else {
             throw RederiveError(.invalidArgument, "\(database.databaseName) keeps no projections; verify --projections has nothing to check")
         }
         let codec = PayloadCodec(maximumSize: maxPayloadSize << 20)

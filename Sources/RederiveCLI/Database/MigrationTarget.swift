@@ -18,7 +18,7 @@ struct MigrationTarget {
     static func open(_ database: DatabaseOptions, reading: Bool, dryRun: Bool) async throws -> MigrationTarget {
         let mode: StoreRequest.Mode = reading ? .reading(allowingUnprepared: true) : dryRun ? .previewing : .preparing(creating: false)
         let store = try await database.open(mode, pipelines: [])
-        guard let applier = store as? any SchemaMigrationApplier else {
+        guard let applier = store.schemaMigrations else {
             throw RederiveError(
                 .invalidArgument, "rederive migrate works on databases whose store applies schema migrations, and \(database.databaseName)'s does not"
             )

@@ -29,6 +29,18 @@ extension SQLiteStore {
     /// error) itself: the store logs none.
     public var logsOutages: Bool { false }
 
+    /// Pauses and cancels are kept in the database (`rederive_controls`).
+    public var runControl: (any RunControlling)? { self }
+
+    /// Projections are kept in the database.
+    public var projectionStore: (any ProjectionStoring)? { self }
+
+    /// Schema migrations are applied in one transaction each.
+    public var schemaMigrations: (any SchemaMigrationApplier)? { self }
+
+    /// One process derives a SQLite database at a time: no run is shared.
+    public var sharedRuns: (any SharedRunReporting)? { nil }
+
     /// Hands out the next pending records after this lease's cursor, then reads their payloads on a
     /// reader connection of the calling worker's own.
     public func claim(_ plan: RunPlan, limit: Int, byteLimit: Int, lease: WorkerLease) async throws -> [PendingRecord] {
