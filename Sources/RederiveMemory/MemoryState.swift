@@ -204,7 +204,8 @@ struct ReplacedKey: Hashable {
 /// The values and stamp a run replaced, and the generation it derived from.
 struct MemoryReplaced {
     let source: String
-    let derivedGeneration: Int64
+    /// The generation the run's last write of the values derived from.
+    var derivedGeneration: Int64
     /// The stamp before the run; nil when there was none.
     let stamp: MemoryStamp?
     /// The processor's values before the run, by column.

@@ -120,20 +120,25 @@ extension MemoryStore {
     }
 
     /// Keeps the values and stamps a commit replaces, so that the run can be rolled back; before the
-    /// new stamps are written.
+    /// new stamps are written. A record the run stored before keeps what its first write replaced,
+    /// with the generation of this one (`RollbackPlan`).
     private static func keep(_ replaced: ReplacedWrite, _ pipeline: Pipeline, runID: Int64, _ state: inout MemoryState) {
         for kept in replaced.processors {
             let processor = pipeline.processors[kept.processor]
+            let replacedKey = ReplacedKey(runID: runID, pipeline: pipeline.name, processor: processor.name, recordID: replaced.recordID)
+            if state.replaced[replacedKey] != nil {
+                state.replaced[replacedKey]?.derivedGeneration = replaced.generation
+                continue
+            }
             let old = switch kept.old {
             case .values(let values): values
             case .defaults: processor.columns.map { MemoryStorage.rules.stored($0.defaultValue, in: $0.type) }
             }
             let key = ProcessorRecord(pipeline: pipeline.name, processor: processor.name, recordID: replaced.recordID)
-            state.replaced[ReplacedKey(runID: runID, pipeline: pipeline.name, processor: processor.name, recordID: replaced.recordID)] =
-                MemoryReplaced(
-                    source: pipeline.table, derivedGeneration: replaced.generation, stamp: state.stamps[key],
-                    values: Dictionary(zip(processor.columns.map(\.name), old), uniquingKeysWith: { first, _ in first })
-                )
+            state.replaced[replacedKey] = MemoryReplaced(
+                source: pipeline.table, derivedGeneration: replaced.generation, stamp: state.stamps[key],
+                values: Dictionary(zip(processor.columns.map(\.name), old), uniquingKeysWith: { first, _ in first })
+            )
         }
     }
 }

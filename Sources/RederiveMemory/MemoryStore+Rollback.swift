@@ -4,8 +4,8 @@ import Synchronization
 
 /// Undoing a run and clearing a pipeline's derived state, as on SQLite.
 extension MemoryStore: StoreAdministration {
-    /// Puts back the values and stamps that run `runID` replaced, skipping with the reason the records
-    /// whose payload changed, that were deleted or that a later run derived again.
+    /// Puts back the values and stamps that run `runID` replaced, as the `RollbackPlan` of each
+    /// pipeline decides.
     public func rollback(run runID: Int64, pipelines: [Pipeline]) async throws -> RollbackReport {
         try state.withLock { state in
             state.revision += 1
@@ -22,65 +22,50 @@ extension MemoryStore: StoreAdministration {
             try RollbackRules.requireRollbackable(candidate, in: "the in-memory store", keep: replacedValuesRunLimit)
             var report = RollbackReport()
             for pipeline in pipelines {
-                Self.rollback(runID, pipeline, &state, into: &report)
+                let plan = RollbackPlan(run: runID, pipeline: pipeline, kept: Self.keptEntries(runID, pipeline, state))
+                Self.apply(plan, runID, pipeline, &state)
+                report.add(plan.report)
             }
             return report
         }
     }
 
-    private static func rollback(_ runID: Int64, _ pipeline: Pipeline, _ state: inout MemoryState, into report: inout RollbackReport) {
-        let kept = state.replaced
-            .filter { $0.key.runID == runID && $0.key.pipeline == pipeline.name }
-            .sorted { ($0.key.recordID, $0.key.processor) < ($1.key.recordID, $1.key.processor) }
-        var restored: [RollbackReport.Entry] = []
-        for (key, replaced) in kept {
+    /// What the run kept in the pipeline, each entry with what its record holds now.
+    private static func keptEntries(_ runID: Int64, _ pipeline: Pipeline, _ state: MemoryState) -> [StoredRollbackEntry] {
+        state.replaced.compactMap { key, replaced in
+            guard key.runID == runID, key.pipeline == pipeline.name else { return nil }
             let record = state.tables[replaced.source]?.records[key.recordID]
-            let stampKey = ProcessorRecord(pipeline: key.pipeline, processor: key.processor, recordID: key.recordID)
-            let currentRun = state.stamps[stampKey]?.runID
-            func entry(_ reason: String?) -> RollbackReport.Entry {
-                .init(pipeline: pipeline.name, recordID: key.recordID, key: record?.key, processor: key.processor, reason: reason)
-            }
-            let reason: String? = if record == nil {
-                "the record was deleted"
-            } else if record?.generation != replaced.derivedGeneration {
-                "its payload changed since run \(runID)"
-            } else if let later = RollbackRules.laterChange(after: runID, newestLaterChange: state.replaced.keys.filter {
+            let later = state.replaced.keys.filter {
                 $0.runID > runID && $0.pipeline == key.pipeline && $0.processor == key.processor && $0.recordID == key.recordID
-            }.map(\.runID).max()) {
-                later
-            } else if state.stamps[stampKey] == nil || currentRun == nil {
-                "its stamp was removed since run \(runID)"
-            } else if pipeline.processor(named: key.processor) == nil {
-                "the pipeline no longer has processor \"\(key.processor)\""
-            } else {
-                nil
             }
-            if let reason {
-                report.skipped.append(entry(reason))
-                continue
-            }
-            if let columns = pipeline.processor(named: key.processor)?.columns {
-                // A column without a kept value held its declared default.
-                let values = columns.map { replaced.values[$0.name] ?? MemoryStorage.rules.stored($0.defaultValue, in: $0.type) }
-                write(values, into: columns, of: key.recordID, pipeline, &state)
-            }
-            if var stamp = replaced.stamp {
-                // The old stamp is current only if it was, and for the payload the record still has.
-                stamp.current = stamp.current && stamp.generation == replaced.derivedGeneration
-                state.stamps[stampKey] = stamp
-            } else {
+            return StoredRollbackEntry(
+                recordID: key.recordID, key: record?.key, processor: key.processor, derivedGeneration: replaced.derivedGeneration,
+                currentGeneration: record?.generation,
+                hasStamp: state.stamps[ProcessorRecord(pipeline: key.pipeline, processor: key.processor, recordID: key.recordID)] != nil,
+                newestLaterChange: later.map(\.runID).max(), values: replaced.values,
+                stamp: replaced.stamp.map { KeptStamp(current: $0.current, generation: $0.generation) }
+            )
+        }
+    }
+
+    /// Writes what the plan puts back, forgets what the run kept of it, and makes the dependents stale.
+    private static func apply(_ plan: RollbackPlan, _ runID: Int64, _ pipeline: Pipeline, _ state: inout MemoryState) {
+        for entry in plan.restored {
+            let processor = pipeline.processors[entry.processor]
+            write(entry.values, into: processor.columns, of: entry.recordID, pipeline, &state)
+            let stampKey = ProcessorRecord(pipeline: pipeline.name, processor: processor.name, recordID: entry.recordID)
+            let key = ReplacedKey(runID: runID, pipeline: pipeline.name, processor: processor.name, recordID: entry.recordID)
+            switch entry.stamp {
+            case .removed:
                 state.stamps[stampKey] = nil
+            case .kept(let current):
+                state.stamps[stampKey] = state.replaced[key]?.stamp
+                state.stamps[stampKey]?.current = current
             }
             state.replaced[key] = nil
-            restored.append(entry(nil))
         }
-        report.restored += restored
-        // Dependents of what was restored were derived from the values now replaced, unless restored too.
-        let restoredPairs = Set(restored.map { "\($0.recordID) \($0.processor)" })
-        for entry in restored {
-            for name in pipeline.dependents(of: entry.processor) where !restoredPairs.contains("\(entry.recordID) \(name)") {
-                state.stamps[ProcessorRecord(pipeline: pipeline.name, processor: name, recordID: entry.recordID)]?.current = false
-            }
+        for stale in plan.stale {
+            state.stamps[ProcessorRecord(pipeline: pipeline.name, processor: pipeline.processors[stale.processor].name, recordID: stale.recordID)]?.current = false
         }
     }
 

@@ -11,7 +11,8 @@ public protocol StoreAdministration: Sendable {
     ///
     /// A record that a later run derived again to the same values is restored; one that a later run
     /// changed again is skipped, naming the newest such run, to roll back first. What is kept, and
-    /// when a rollback is refused, is decided by ``RollbackRules``, which every store applies.
+    /// when a rollback is refused, is decided by ``RollbackRules``; what is put back and why the rest
+    /// is skipped, by ``RollbackPlan``: a store reads what the plan needs and writes what it decides.
     ///
     /// - Throws: ``RederiveError`` with code ``RederiveError/Code/unknownName`` when no such run is
     ///   recorded, and ``RederiveError/Code/invalidArgument`` when the run, or another, is in progress,

@@ -162,7 +162,8 @@ struct PostgresBatchWriter {
     /// Keeps, for rollback, what the batch's changed records held before: the values (given) and the
     /// stamp entries (read here, so before ``writeStamps(_:_:_:)``), one row per record. A record
     /// without a stamp row, as on its first derivation, keeps its values alone: merging entry by
-    /// entry costs the server more than the rest of the row.
+    /// entry costs the server more than the rest of the row. A record the run stored before keeps
+    /// what its first write replaced, with the generation of this one (`RollbackPlan`).
     private func keepReplaced(_ replaced: [(id: Int64, generation: Int64, kept: String)], _ connection: PostgresConnection, _ logger: Logger) async throws {
         guard !replaced.isEmpty else { return }
         var statement = SQLStatement()
@@ -176,7 +177,8 @@ struct PostgresBatchWriter {
             FROM unnest(\(statement.bind(replaced.map(\.id))), \(statement.bind(replaced.map(\.generation))),
                 \(statement.bind(replaced.map(\.kept)))) AS u(id, generation, kept)
             LEFT JOIN rederive_stamps s ON s.pipeline = \(pipeline) AND s.record_id = u.id
-            ON CONFLICT (run_id, pipeline, record_id) DO UPDATE SET processors = excluded.processors || rederive_replaced.processors
+            ON CONFLICT (run_id, pipeline, record_id) DO UPDATE
+                SET processors = excluded.processors || rederive_replaced.processors, generation = excluded.generation
             """
         try await statements.run(statement, on: connection, logger: logger)
     }

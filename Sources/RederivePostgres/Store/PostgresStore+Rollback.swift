@@ -19,7 +19,7 @@ extension PostgresStore: StoreAdministration {
             var report = RollbackReport()
             for pipeline in pipelines {
                 let rollback = PostgresRollback(runID: runID, tables: PostgresPipelineTables(pipeline), statements: statements)
-                try await rollback.restore(connection, logger, into: &report)
+                report.add(try await rollback.restore(connection, logger))
             }
             return report
         }
@@ -84,85 +84,49 @@ extension PostgresStore {
     }
 }
 
-/// Puts back, for one pipeline, what one run replaced, inside the caller's transaction.
+/// Puts back, for one pipeline, what one run replaced, inside the caller's transaction: reads what
+/// the `RollbackPlan` needs and writes what it decides.
 struct PostgresRollback {
     let runID: Int64
     let tables: PostgresPipelineTables
     let statements: PreparedStatements
     var pipeline: Pipeline { tables.pipeline }
 
-    /// One record's row of `rederive_replaced`, with what the record holds now.
+    /// What the run kept, as the plan reads it, and the stamps it kept as they are written back.
     private struct Kept {
-        let recordID: Int64
-        let key: String?
-        /// The generation the run derived from, and the record's now (nil once it was deleted).
-        let derivedGeneration: Int64
-        let currentGeneration: Int64?
-        /// Per processor: `{"values": {...} | null, "stamp": {...} | null}`.
-        let processors: [String: [String: Any]]
-        let stamps: [String: PostgresStamp]
+        var entries: [StoredRollbackEntry] = []
+        var stamps: [String: PostgresStamp] = [:]
     }
 
-    func restore(_ connection: PostgresConnection, _ logger: Logger, into report: inout RollbackReport) async throws {
+    func restore(_ connection: PostgresConnection, _ logger: Logger) async throws -> RollbackReport {
         let kept = try await read(connection, logger)
-        let laterChanges = try await laterChanges(connection, logger)
-        var values: [String: [(Int64, [DerivedValue])]] = [:]
-        var stamps: [(id: Int64, removed: [String], restored: String)] = []
-        var restoredNames: [(id: Int64, names: [String])] = []
-        var restoredPairs: Set<String> = []
-        for record in kept {
-            var removed: [String] = []
-            var restored: [String] = []
-            var names: [String] = []
-            for name in record.processors.keys.sorted() {
-                let entry = RollbackReport.Entry(pipeline: pipeline.name, recordID: record.recordID, key: record.key, processor: name, reason: nil)
-                if let reason = skipReason(record, name, laterChange: laterChanges["\(record.recordID) \(name)"]) {
-                    report.skipped.append(RollbackReport.Entry(
-                        pipeline: entry.pipeline, recordID: entry.recordID, key: entry.key, processor: name, reason: reason
-                    ))
-                    continue
-                }
-                guard let processor = pipeline.processor(named: name), let kept = record.processors[name] else { continue }
-                values[name, default: []].append((record.recordID, try Self.values(of: processor, kept["values"])))
-                if let stamp = kept["stamp"] as? [String: Any] {
-                    restored.append("\(PostgresStore.jsonString(name)): \(try restoredStamp(stamp, derivedGeneration: record.derivedGeneration))")
-                } else {
-                    removed.append(name)
-                }
-                names.append(name)
-                restoredPairs.insert("\(record.recordID) \(name)")
-                report.restored.append(entry)
-            }
-            if !names.isEmpty {
-                stamps.append((record.recordID, removed, "{" + restored.joined(separator: ", ") + "}"))
-                restoredNames.append((record.recordID, names))
-            }
-        }
+        let plan = RollbackPlan(run: runID, pipeline: pipeline, kept: kept.entries)
         let writer = PostgresBatchWriter(tables: tables, runID: runID, statements: statements)
-        for (name, rows) in values {
-            guard let index = pipeline.processors.firstIndex(where: { $0.name == name }) else { continue }
-            try await writer.writeValues([index], rows, connection, logger)
+        for (index, entries) in Dictionary(grouping: plan.restored, by: \.processor).sorted(by: { $0.key < $1.key }) {
+            try await writer.writeValues([index], entries.map { ($0.recordID, $0.values) }, connection, logger)
         }
-        try await writeStamps(stamps, connection, logger)
-        try await forget(restoredNames, connection, logger)
-        // Dependents read the values now replaced: stale, unless restored by this rollback as well.
-        let dependents = restoredNames.flatMap { id, names in
-            names.flatMap { pipeline.dependents(of: $0) }.filter { !restoredPairs.contains("\(id) \($0)") }.map { (id, $0) }
+        var stamps: [Int64: (removed: [String], restored: [String])] = [:]
+        for entry in plan.restored {
+            let name = pipeline.processors[entry.processor].name
+            switch entry.stamp {
+            case .removed:
+                stamps[entry.recordID, default: ([], [])].removed.append(name)
+            case .kept(let current):
+                guard var stamp = kept.stamps["\(entry.recordID) \(name)"] else { continue }
+                stamp.current = current
+                let json = "\(PostgresStore.jsonString(name)): \(String(decoding: try JSONEncoder().encode(stamp), as: UTF8.self))"
+                stamps[entry.recordID, default: ([], [])].restored.append(json)
+            }
         }
-        if !dependents.isEmpty {
-            try await writer.unstamp(dependents, connection, logger)
+        try await writeStamps(stamps.map { ($0.key, $0.value.removed, "{" + $0.value.restored.joined(separator: ", ") + "}") }, connection, logger)
+        let restored = Dictionary(grouping: plan.restored, by: \.recordID).map { id, entries in
+            (id, entries.map { pipeline.processors[$0.processor].name })
         }
-    }
-
-    /// Why a processor's kept values cannot be put back; nil when they can.
-    /// `laterChange` is the newest later run that changed the processor's values of the record, if any.
-    private func skipReason(_ record: Kept, _ name: String, laterChange: Int64?) -> String? {
-        guard let current = record.currentGeneration else { return "the record was deleted" }
-        if current != record.derivedGeneration { return "its payload changed since run \(runID)" }
-        if let later = RollbackRules.laterChange(after: runID, newestLaterChange: laterChange) { return later }
-        if record.stamps[name] == nil { return "its stamp was removed since run \(runID)" }
-        if pipeline.processor(named: name) == nil { return "the pipeline no longer has processor \"\(name)\"" }
-        return nil
+        try await forget(restored, connection, logger)
+        if !plan.stale.isEmpty {
+            try await writer.unstamp(plan.stale.map { ($0.recordID, pipeline.processors[$0.processor].name) }, connection, logger)
+        }
+        return plan.report
     }
 
     /// Per `"record processor"`, the newest run after this one that changed the processor's values
@@ -180,9 +144,9 @@ struct PostgresRollback {
         return Dictionary(rows.map { ("\($0.0) \($0.1)", $0.2) }, uniquingKeysWith: { Swift.max($0, $1) })
     }
 
-    /// The run's kept rows with each record's generation and stamps now, the records' rows locked
-    /// first so that no commit changes them meanwhile.
-    private func read(_ connection: PostgresConnection, _ logger: Logger) async throws -> [Kept] {
+    /// The run's kept entries with what each record holds now, the records' rows locked first so that
+    /// no commit changes them meanwhile.
+    private func read(_ connection: PostgresConnection, _ logger: Logger) async throws -> Kept {
         var lock = SQLStatement()
         lock.sql = """
             SELECT r.record_id FROM rederive_records r
@@ -191,6 +155,7 @@ struct PostgresRollback {
             ORDER BY r.record_id FOR UPDATE
             """
         try await connection.run(lock, logger: logger)
+        let laterChanges = try await laterChanges(connection, logger)
         var statement = SQLStatement()
         let name = statement.bind(pipeline.name)
         statement.sql = """
@@ -200,35 +165,33 @@ struct PostgresRollback {
             LEFT JOIN rederive_stamps s ON s.pipeline = k.pipeline AND s.record_id = k.record_id
             LEFT JOIN \(tables.table) t ON t.\(tables.id) = k.record_id
             WHERE k.run_id = \(statement.bind(runID)) AND k.pipeline = \(name)
-            ORDER BY k.record_id
             """
-        return try await connection.run(statement, logger: logger).collect { row in
-            let (id, key, derived, current, processors, stamps) = try row.decode((Int64, String?, Int64, Int64?, String, String?).self)
+        var kept = Kept()
+        let rows = try await connection.run(statement, logger: logger).collect { row in
+            try row.decode((Int64, String?, Int64, Int64?, String, String?).self)
+        }
+        for (id, key, derived, current, processors, stamps) in rows {
             guard let parsed = try? JSONSerialization.jsonObject(with: Data(processors.utf8)) as? [String: [String: Any]] else {
                 throw RederiveError(.schemaMismatch, "a row of rederive_replaced is not what rederive wrote: \(processors.prefix(200))")
             }
-            return Kept(
-                recordID: id, key: key, derivedGeneration: derived, currentGeneration: current,
-                processors: parsed, stamps: try PostgresStamp.entries(stamps)
-            )
+            let stampsNow = try PostgresStamp.entries(stamps)
+            for (processor, entry) in parsed {
+                let values = try (entry["values"] as? [String: Any] ?? [:]).mapValues(KeptValue.value)
+                let stamp = try (entry["stamp"] as? [String: Any]).map(Self.stamp)
+                kept.stamps["\(id) \(processor)"] = stamp
+                kept.entries.append(StoredRollbackEntry(
+                    recordID: id, key: key, processor: processor, derivedGeneration: derived, currentGeneration: current,
+                    hasStamp: stampsNow[processor] != nil, newestLaterChange: laterChanges["\(id) \(processor)"], values: values,
+                    stamp: stamp.map { KeptStamp(current: $0.current, generation: $0.generation) }
+                ))
+            }
         }
+        return kept
     }
 
-    /// The processor's kept values in its columns' order; a column without a kept value (the record
-    /// had no row of derived values, or the column is newer) goes back to its declared default.
-    private static func values(of processor: ProcessorDescriptor, _ kept: Any?) throws -> [DerivedValue] {
-        let byColumn = kept as? [String: Any] ?? [:]
-        return try processor.columns.map { column in
-            try byColumn[column.name].map(KeptValue.value) ?? column.defaultValue
-        }
-    }
-
-    /// The kept stamp entry as JSON, current only if it was and for the payload the record still has.
-    private func restoredStamp(_ stamp: [String: Any], derivedGeneration: Int64) throws -> String {
-        let data = try JSONSerialization.data(withJSONObject: stamp)
-        var entry = try JSONDecoder().decode(PostgresStamp.self, from: data)
-        entry.current = entry.current && entry.generation == derivedGeneration
-        return String(decoding: try JSONEncoder().encode(entry), as: UTF8.self)
+    /// A kept stamp entry, as `rederive_replaced` holds it.
+    private static func stamp(_ json: [String: Any]) throws -> PostgresStamp {
+        try JSONDecoder().decode(PostgresStamp.self, from: try JSONSerialization.data(withJSONObject: json))
     }
 
     /// Per record, drops the stamp entries of processors that had none before the run and puts back

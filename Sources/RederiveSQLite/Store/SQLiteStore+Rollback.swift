@@ -21,7 +21,10 @@ extension SQLiteStore: StoreAdministration {
             try RollbackRules.requireRollbackable(candidate, in: path, keep: keep)
             var report = RollbackReport()
             for pipeline in pipelines {
-                try Self.rollback(runID, PipelineTables(pipeline), db, into: &report)
+                let tables = PipelineTables(pipeline)
+                let plan = RollbackPlan(run: runID, pipeline: pipeline, kept: try Self.keptEntries(runID, tables, db))
+                try Self.apply(plan, runID, tables, db)
+                report.add(plan.report)
             }
             return report
         }
@@ -58,15 +61,24 @@ extension SQLiteStore: StoreAdministration {
         return [RollbackRules.RunInProgress(runID: row["run_id"], holder: row["holder"])]
     }
 
-    private static func rollback(_ runID: Int64, _ tables: PipelineTables, _ db: Database, into report: inout RollbackReport) throws {
-        let pipeline = tables.pipeline
-        // Per record and processor, the newest later run that changed it again: the one to roll back first.
-        let kept = try Row.fetchAll(db, sql: """
+    /// What the run kept in the pipeline, each entry with what its record holds now: all a
+    /// `RollbackPlan` needs.
+    private static func keptEntries(_ runID: Int64, _ tables: PipelineTables, _ db: Database) throws -> [StoredRollbackEntry] {
+        let arguments: StatementArguments = [runID, tables.pipeline.name]
+        var values: [String: [String: DerivedValue]] = [:]
+        for row in try Row.fetchAll(db, sql: """
+            SELECT record_id, processor, column_name, value FROM rederive_replaced_values WHERE run_id = ? AND pipeline = ?
+            """, arguments: arguments) {
+            values["\(row["record_id"] as Int64) \(row["processor"] as String)", default: [:]][row["column_name"]] = DerivedValue(row["value"] as DatabaseValue)
+        }
+        // Per record and processor, the newest later run that changed it again.
+        return try Row.fetchAll(db, sql: """
             WITH later AS (
                 SELECT processor, record_id, max(run_id) AS run_id FROM rederive_replaced_stamps
                 WHERE run_id > ?1 AND pipeline = ?2 GROUP BY processor, record_id
             )
-            SELECT k.*, r.generation AS current_generation, s.run_id AS current_run, \(tables.keyExpression) AS record_key,
+            SELECT k.record_id, k.processor, k.derived_generation, k.had_stamp, k.current, k.generation,
+                r.generation AS current_generation, s.processor IS NOT NULL AS has_stamp, \(tables.keyExpression) AS record_key,
                 c.run_id AS later_change
             FROM rederive_replaced_stamps k
             LEFT JOIN later c ON c.processor = k.processor AND c.record_id = k.record_id
@@ -74,121 +86,50 @@ extension SQLiteStore: StoreAdministration {
             LEFT JOIN rederive_stamps s ON s.pipeline = k.pipeline AND s.processor = k.processor AND s.record_id = k.record_id
             LEFT JOIN \(tables.table) t ON t.\(tables.id) = k.record_id
             WHERE k.run_id = ?1 AND k.pipeline = ?2
-            ORDER BY k.record_id, k.processor
-            """, arguments: [runID, pipeline.name])
-        for row in kept {
+            """, arguments: arguments).map { row in
             let recordID: Int64 = row["record_id"]
-            let name: String = row["processor"]
-            let currentGeneration: Int64? = row["current_generation"]
-            let currentRun: Int64? = row["current_run"]
-            func entry(_ reason: String?) -> RollbackReport.Entry {
-                .init(pipeline: pipeline.name, recordID: recordID, key: RecordKey.text(row, named: "record_key"), processor: name, reason: reason)
-            }
-            let reason: String? = if currentGeneration == nil {
-                "the record was deleted"
-            } else if currentGeneration != row["derived_generation"] {
-                "its payload changed since run \(runID)"
-            } else if let later = RollbackRules.laterChange(after: runID, newestLaterChange: row["later_change"]) {
-                later
-            } else if currentRun == nil {
-                "its stamp was removed since run \(runID)"
-            } else if pipeline.processor(named: name) == nil {
-                "the pipeline no longer has processor \"\(name)\""
-            } else {
-                nil
-            }
-            if let reason {
-                report.skipped.append(entry(reason))
-                continue
-            }
-            try restoreValues(runID, name, recordID, tables, db)
-            try restoreStamp(row, db)
-            for table in ["rederive_replaced_values", "rederive_replaced_stamps"] {
-                try db.execute(
-                    sql: "DELETE FROM \(table) WHERE run_id = ? AND pipeline = ? AND processor = ? AND record_id = ?",
-                    arguments: [runID, pipeline.name, name, recordID]
-                )
-            }
-            report.restored.append(entry(nil))
+            let processor: String = row["processor"]
+            let stamp = (row["had_stamp"] as Bool)
+                ? KeptStamp(current: (row["current"] as Int64? ?? 0) != 0, generation: row["generation"] ?? 0) : nil
+            return StoredRollbackEntry(
+                recordID: recordID, key: RecordKey.text(row, named: "record_key"), processor: processor,
+                derivedGeneration: row["derived_generation"], currentGeneration: row["current_generation"], hasStamp: row["has_stamp"],
+                newestLaterChange: row["later_change"], values: values["\(recordID) \(processor)"] ?? [:], stamp: stamp
+            )
         }
-        try invalidateDependents(of: report.restored.filter { $0.pipeline == pipeline.name }, tables, db)
     }
 
-    /// Makes stale the dependents of restored processors, for the same records: their values were
-    /// derived from the values now replaced. A dependent restored by the same rollback already matches.
-    private static func invalidateDependents(of restored: [RollbackReport.Entry], _ tables: PipelineTables, _ db: Database) throws {
+    /// Writes what the plan puts back, forgets what the run kept of it, and makes the dependents stale.
+    private static func apply(_ plan: RollbackPlan, _ runID: Int64, _ tables: PipelineTables, _ db: Database) throws {
         let pipeline = tables.pipeline
-        let restoredPairs = Set(restored.map { "\($0.recordID) \($0.processor)" })
+        let statements = try CommitStatements(db, tables)
+        for entry in plan.restored {
+            let values = entry.values.map(\.databaseValue)
+            let id = entry.recordID.databaseValue
+            let arguments = if case .companion = pipeline.layout { [id] + values } else { values + [id] }
+            try statements.writeValues([entry.processor]).execute(arguments: StatementArguments(arguments))
+            let key: StatementArguments = [runID, pipeline.name, pipeline.processors[entry.processor].name, entry.recordID]
+            switch entry.stamp {
+            case .removed:
+                try db.execute(sql: "DELETE FROM rederive_stamps WHERE pipeline = ?2 AND processor = ?3 AND record_id = ?4", arguments: key)
+            case .kept(let current):
+                try db.execute(sql: """
+                    UPDATE rederive_stamps SET (version, generation, payload_digest, inputs_digest, input_versions, run_id, derived_at) = (
+                        SELECT version, generation, payload_digest, inputs_digest, input_versions, stamp_run_id, derived_at
+                        FROM rederive_replaced_stamps WHERE run_id = ?1 AND pipeline = ?2 AND processor = ?3 AND record_id = ?4
+                    ), current = ?5
+                    WHERE pipeline = ?2 AND processor = ?3 AND record_id = ?4
+                    """, arguments: key + [current])
+            }
+            for table in ["rederive_replaced_values", "rederive_replaced_stamps"] {
+                try db.execute(sql: "DELETE FROM \(table) WHERE run_id = ? AND pipeline = ? AND processor = ? AND record_id = ?", arguments: key)
+            }
+        }
         let invalidate = try db.cachedStatement(sql: """
             UPDATE rederive_stamps SET current = 0 WHERE pipeline = ? AND processor = ? AND record_id = ? AND current = 1
             """)
-        for entry in restored {
-            for name in pipeline.dependents(of: entry.processor) {
-                guard !restoredPairs.contains("\(entry.recordID) \(name)") else { continue }
-                try invalidate.execute(arguments: [pipeline.name, name, entry.recordID])
-            }
+        for stale in plan.stale {
+            try invalidate.execute(arguments: [pipeline.name, pipeline.processors[stale.processor].name, stale.recordID])
         }
-    }
-
-    /// Writes the kept values of the processor's columns that the pipeline still declares; a column
-    /// without a kept value held its declared default.
-    private static func restoreValues(_ runID: Int64, _ processor: String, _ recordID: Int64, _ tables: PipelineTables, _ db: Database) throws {
-        guard let columns = tables.pipeline.processor(named: processor)?.columns else { return }
-        let kept = try Row.fetchAll(
-            db,
-            sql: """
-                SELECT column_name, value FROM rederive_replaced_values
-                WHERE run_id = ? AND pipeline = ? AND processor = ? AND record_id = ?
-                """,
-            arguments: [runID, tables.pipeline.name, processor, recordID]
-        )
-        let keptByName = Dictionary(kept.map { ($0["column_name"] as String, $0["value"] as DatabaseValue) }, uniquingKeysWith: { a, _ in a })
-        let values = columns.map { (name: $0.name, value: keptByName[$0.name] ?? $0.defaultValue.databaseValue) }
-        let names = values.map { SQL.identifier($0.name) }
-        let arguments = values.map(\.value)
-        switch tables.pipeline.layout {
-        case .companion:
-            try db.execute(
-                sql: """
-                    INSERT INTO \(tables.destination) (id, \(names.joined(separator: ", ")))
-                    VALUES (?, \(names.map { _ in "?" }.joined(separator: ", ")))
-                    ON CONFLICT (id) DO UPDATE SET \(names.map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
-                    """,
-                arguments: StatementArguments([recordID.databaseValue] + arguments)
-            )
-        case .inline:
-            try db.execute(
-                sql: "UPDATE \(tables.table) SET \(names.map { "\($0) = ?" }.joined(separator: ", ")) WHERE \(tables.id) = ?",
-                arguments: StatementArguments(arguments + [recordID.databaseValue])
-            )
-        }
-    }
-
-    /// Puts back the stamp the run replaced, or removes the run's stamp when there was none before.
-    private static func restoreStamp(_ kept: Row, _ db: Database) throws {
-        let pipeline: String = kept["pipeline"]
-        let processor: String = kept["processor"]
-        let recordID: Int64 = kept["record_id"]
-        guard kept["had_stamp"] as Bool else {
-            try db.execute(
-                sql: "DELETE FROM rederive_stamps WHERE pipeline = ? AND processor = ? AND record_id = ?",
-                arguments: [pipeline, processor, recordID]
-            )
-            return
-        }
-        // The old stamp is current only if it was, and for the payload the record still has.
-        let current = (kept["current"] as Int64? ?? 0) != 0
-            && (kept["generation"] as Int64?) == (kept["derived_generation"] as Int64)
-        try db.execute(
-            sql: """
-                UPDATE rederive_stamps SET version = ?, generation = ?, payload_digest = ?, inputs_digest = ?, input_versions = ?,
-                    current = ?, run_id = ?, derived_at = ?
-                WHERE pipeline = ? AND processor = ? AND record_id = ?
-                """,
-            arguments: [
-                kept["version"], kept["generation"], kept["payload_digest"], kept["inputs_digest"], kept["input_versions"], current,
-                kept["stamp_run_id"], kept["derived_at"], pipeline, processor, recordID,
-            ]
-        )
     }
 }

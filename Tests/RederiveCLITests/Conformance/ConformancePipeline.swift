@@ -18,6 +18,8 @@ struct ConformancePipeline: Sendable {
     var sizeVersion = 1
     /// The version of the pipeline's projection, a `Codable` one of ``Item``; none when nil.
     var projectionVersion: Int?
+    /// Processors left out, by name: the pipeline as an app that no longer declares them has it.
+    var dropped: Set<String> = []
     /// How often each processor derived, by name.
     let derivations = Derivations()
 
@@ -40,6 +42,7 @@ struct ConformancePipeline: Sendable {
         let derivations = self.derivations
         let scale = totalScale
         let fixed = totalFixed
+        let dropped = self.dropped
         let total = Processor<Item>.real("total", version: totalVersion) { item in
             derivations.count("total")
             if item.label == "explode" && !fixed { throw Explosion() }
@@ -59,7 +62,8 @@ struct ConformancePipeline: Sendable {
         }
         return Pipeline(
             name: "items", table: "items", keyColumn: "key", decoding: Item.self,
-            projection: projectionVersion.map { .codable(version: $0) }, processors: [total, edges, size]
+            projection: projectionVersion.map { .codable(version: $0) },
+            processors: [total, edges, size].filter { !dropped.contains($0.name) }
         )
     }
 

@@ -2,9 +2,11 @@ import Foundation
 import Rederive
 import Testing
 
-/// Every store applies ``RollbackRules``: the kept values are counted in runs that changed values, a
-/// rollback whose values are gone fails and says why, a run in progress is neither rolled back nor
-/// reset beside, and only a later run that changed a record blocks its rollback.
+/// Every store applies ``RollbackRules`` and ``RollbackPlan``: the kept values are counted in runs
+/// that changed values, a rollback whose values are gone fails and says why, a run in progress is
+/// neither rolled back nor reset beside, only a later run that changed a record blocks its rollback,
+/// each skipped entry gets the first reason in one order, and a record stored twice in one run goes
+/// back to what it held before the first write.
 @Suite("Store conformance: rollback rules", .timeLimit(.minutes(5)))
 struct RollbackRuleConformanceTests {
     @Test(arguments: StoreUnderTest.all)
@@ -121,6 +123,106 @@ struct RollbackRuleConformanceTests {
             let report = try await fixture.store.rollback(run: first.runID, pipelines: [third])
             #expect(report.restored.map(\.processor) == ["total"] && report.skipped.isEmpty, "\(report)")
             #expect(try await fixture.values(of: "k0", ConformancePipeline().pipeline)?["total"] == .null)
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.all)
+    func eachSkippedEntryIsReportedWithTheFirstReasonInOneOrder(kind: StoreUnderTest) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            let original = ConformancePipeline().pipeline
+            try await fixture.seed(original, count: 4)
+            try await fixture.run(original)
+            // The run rolled back changes `total` and `size` of every record (small to big); a later run
+            // changes `total` again, and `size` stays big.
+            let rolledBack = try await fixture.run(ConformancePipeline(totalVersion: 2, totalScale: 10).pipeline)
+            let later = try await fixture.run(ConformancePipeline(totalVersion: 3, totalScale: 100).pipeline)
+            #expect(rolledBack.counts == RunCounts(derived: 4) && later.counts == RunCounts(derived: 4))
+            let ids = try await fixture.ids(original)
+            let (k0, k1, k2, k3) = try (#require(ids["k0"]), #require(ids["k1"]), #require(ids["k2"]), #require(ids["k3"]))
+            try await fixture.deleteRecord("k0", original)
+            try await fixture.replace("k1", label: "s1", values: [9], in: original)
+            try await fixture.removeStamp(k3, "total", original)
+            try await fixture.removeStamp(k3, "size", original)
+
+            // Rolled back as an app that no longer declares `size` names its pipeline.
+            let pipeline = ConformancePipeline(totalVersion: 3, totalScale: 100, dropped: ["size"]).pipeline
+            let report = try await fixture.store.rollback(run: rolledBack.runID, pipelines: [pipeline])
+            let (run, newer) = (rolledBack.runID, later.runID)
+            let changedAgain = "run \(newer) changed it again; roll that run back first"
+            #expect(report.restored.isEmpty, "\(report)")
+            #expect(report.skipped.map { "\($0.recordID) \($0.processor): \($0.reason ?? "")" } == [
+                // Deleted, before a later change and a processor no longer declared.
+                "\(k0) size: the record was deleted", "\(k0) total: the record was deleted",
+                // A payload changed, before them too.
+                "\(k1) size: its payload changed since run \(run)", "\(k1) total: its payload changed since run \(run)",
+                // A later change, before a stamp removed; a processor no longer declared, last.
+                "\(k2) size: the pipeline no longer has processor \"size\"", "\(k2) total: \(changedAgain)",
+                "\(k3) size: its stamp was removed since run \(run)", "\(k3) total: \(changedAgain)",
+            ])
+            #expect(report.skipped.map(\.key) == [nil, nil, "k1", "k1", "k2", "k2", "k3", "k3"])
+            #expect(try await fixture.values(of: "k2", original)?["total"] == .real(500), "nothing was put back")
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.all)
+    func aRecordStoredTwiceInOneRunGoesBackToWhatItHeldBeforeTheRunsFirstWrite(kind: StoreUnderTest) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            let original = ConformancePipeline().pipeline
+            try await fixture.seed(original, count: 1)
+            try await fixture.run(original)
+            // As a watcher's run does: it stores k0 (total 30, big), k0's payload changes, and the same
+            // run stores it again (total 150, still big).
+            let scaled = ConformancePipeline(totalVersion: 2, totalScale: 10)
+            let (store, plan) = (fixture.store, scaled.plan)
+            let lease = try await fixture.lease(11)
+            let run = try await store.startRun([plan], lease: lease)
+            func deriveOnce() async throws {
+                let claimed = try await store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: lease)
+                #expect(claimed.count == 1)
+                let outcome = try await store.commit(ClaimConformanceTests.derive(claimed, scaled.pipeline), plan: plan, runID: run.id, lease: lease)
+                #expect(outcome.counts == RunCounts(derived: 1))
+            }
+            try await deriveOnce()
+            try await fixture.replace("k0", label: "s0", values: [5, 5, 5], in: original)
+            try #require(store as? any ChangeSignaling).restartClaims(plan, lease: lease)
+            try await deriveOnce()
+            #expect(try await fixture.values(of: "k0", original)?["total"] == .real(150))
+            try await store.finishRun(run.id, status: .completed, counts: RunCounts(derived: 2), lease: lease)
+            try await store.releaseLease(lease)
+
+            let report = try await store.rollback(run: run.id, pipelines: [scaled.pipeline])
+            #expect(report.restored.map(\.processor) == ["size", "total"] && report.skipped.isEmpty, "\(report)")
+            let values = try await fixture.values(of: "k0", original)
+            #expect(values?["total"] == .real(3) && values?["size"] == .text("small"), "\(values ?? [:])")
+            // What it holds again was derived from the payload before: stale, to derive again.
+            let status = try await fixture.status(original)
+            #expect(status["total"]?.stale == 1 && status["size"]?.stale == 1 && status["edges"]?.upToDate == 1)
+        }
+    }
+
+    @Test(arguments: StoreUnderTest.all)
+    func aRecordStoredTwiceInOneCommitGoesBackToWhatItHeldBeforeTheFirstResult(kind: StoreUnderTest) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            let original = ConformancePipeline().pipeline
+            try await fixture.seed(original, count: 1)
+            try await fixture.run(original)
+            let (store, plan) = (fixture.store, ConformancePipeline(totalVersion: 2, totalScale: 10).plan)
+            let lease = try await fixture.lease(12)
+            let run = try await store.startRun([plan], lease: lease)
+            let claimed = try await store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: lease)
+            // Two results for k0 in one batch: total 30, then 60.
+            let results = ClaimConformanceTests.derive(claimed, plan.pipeline)
+                + ClaimConformanceTests.derive(claimed, ConformancePipeline(totalVersion: 2, totalScale: 20).pipeline)
+            #expect(try await store.commit(results, plan: plan, runID: run.id, lease: lease).counts == RunCounts(derived: 2))
+            #expect(try await fixture.values(of: "k0", original)?["total"] == .real(60))
+            try await store.finishRun(run.id, status: .completed, counts: RunCounts(derived: 2), lease: lease)
+            try await store.releaseLease(lease)
+
+            let report = try await store.rollback(run: run.id, pipelines: [plan.pipeline])
+            #expect(report.restored.map(\.processor) == ["size", "total"] && report.skipped.isEmpty, "\(report)")
+            let values = try await fixture.values(of: "k0", original)
+            #expect(values?["total"] == .real(3) && values?["size"] == .text("small"), "\(values ?? [:])")
+            #expect(try await fixture.status(original).values.allSatisfy { $0.upToDate == 1 }, "the payload did not change")
         }
     }
 }

@@ -47,6 +47,15 @@ struct StoreUnderTest: Sendable, CustomTestStringConvertible {
                 }
             },
             close: { try? FileManager.default.removeItem(at: directory) },
+            removeStamp: { recordID, processor, pipeline in
+                try await store.write { db in
+                    try db.execute(
+                        sql: "DELETE FROM rederive_stamps WHERE pipeline = ? AND processor = ? AND record_id = ?",
+                        arguments: [pipeline.name, processor, recordID]
+                    )
+                    #expect(db.changesCount == 1)
+                }
+            },
             overwriteProjection: { recordID, bytes, pipeline in
                 try await store.write { db in
                     try db.execute(
@@ -71,6 +80,12 @@ struct StoreUnderTest: Sendable, CustomTestStringConvertible {
                 try store.delete(id, from: pipeline)
             },
             close: {},
+            removeStamp: { recordID, processor, pipeline in
+                try store.state.withLock { state in
+                    let key = ProcessorRecord(pipeline: pipeline.name, processor: processor, recordID: recordID)
+                    try #require(state.stamps.removeValue(forKey: key) != nil)
+                }
+            },
             overwriteProjection: { recordID, bytes, pipeline in
                 try store.state.withLock { state in
                     let key = ProjectionKey(pipeline: pipeline.name, recordID: recordID)
@@ -102,6 +117,13 @@ struct StoreUnderTest: Sendable, CustomTestStringConvertible {
                 )
             },
             close: { store.close() },
+            removeStamp: { recordID, processor, pipeline in
+                let updated = try server.psql(
+                    PostgresServer.databaseName(in: url),
+                    "UPDATE rederive_stamps SET processors = processors - '\(processor)' WHERE pipeline = '\(pipeline.name)' AND record_id = \(recordID) AND processors ? '\(processor)' RETURNING record_id"
+                )
+                #expect(updated.trimmingCharacters(in: .whitespacesAndNewlines) == String(recordID))
+            },
             overwriteProjection: { recordID, bytes, pipeline in
                 let hex = bytes.map { String(format: "%02x", $0) }.joined()
                 let updated = try server.psql(
@@ -127,6 +149,9 @@ struct StoreFixture: Sendable {
     /// Deletes the record with this key, as the app deleting its row would.
     let deleteRecord: @Sendable (String, Pipeline) async throws -> Void
     let close: @Sendable () -> Void
+    /// Deletes a record's stamp of one processor and nothing else, as another program or a hand in the
+    /// database would.
+    let removeStamp: @Sendable (_ recordID: Int64, _ processor: String, Pipeline) async throws -> Void
     /// Replaces the bytes of a record's stored projection and nothing else, as a fault of the disk or
     /// another program would: its checksum no longer matches. Nil for a store that keeps no projections.
     var overwriteProjection: (@Sendable (_ recordID: Int64, _ bytes: [UInt8], Pipeline) async throws -> Void)? = nil

@@ -5,7 +5,9 @@ public struct CommitWrites: Sendable {
     /// Records whose derived values change: their new values, grouped by the processors that derived
     /// them.
     public internal(set) var values: [ValueWrite] = []
-    /// Per record whose values change, what its changing processors held before, for rollback.
+    /// Per record whose values change, what its changing processors held before, for rollback. Where
+    /// the run kept a record and processor already, a store keeps what it holds (what the run's first
+    /// write replaced) and takes this write's generation: see ``RollbackPlan``.
     public internal(set) var replaced: [ReplacedWrite] = []
     /// Stamps of the processors that derived values, changed or not.
     public internal(set) var stamps: [StampWrite] = []

@@ -9,8 +9,8 @@
 ///   commits would land on top of what they put back or cleared.
 /// - A rollback of a run that changed values, of which nothing is kept now, fails and says why,
 ///   rather than restore nothing and succeed.
-/// - A record that a later run changed again is skipped, naming the newest such run, which is the
-///   one to roll back first; a later run that derived the same values again does not block it.
+/// - Which kept entries a rollback restores, and why it skips the others, is the
+///   ``RollbackPlan``'s to decide.
 public enum RollbackRules {
     /// How many of the newest runs that changed values keep what they replaced, unless a store is
     /// told otherwise.
@@ -100,13 +100,5 @@ public enum RollbackRules {
             .invalidArgument,
             "cannot \(action) while run \(run.runID) is in progress (\(run.holder)); try again once it has ended, or end it first with rederive cancel"
         )
-    }
-
-    /// Why an entry is skipped when a run after `runID` changed it again: nil when `newestLaterChange`
-    /// is nil (no later run changed it, or those that did were rolled back), else the advice to roll
-    /// that run back first.
-    public static func laterChange(after runID: Int64, newestLaterChange: Int64?) -> String? {
-        guard let newestLaterChange, newestLaterChange > runID else { return nil }
-        return "run \(newestLaterChange) changed it again; roll that run back first"
     }
 }
