@@ -265,8 +265,9 @@ private final class TransactionWatch<T: Sendable>: Sendable {
         }
     }
 
-    /// Ends the watch with `outcome`, unless it has ended already; an outcome other than the
-    /// transaction's gives the transaction up.
+    /// Ends the watch with `outcome`, unless it has ended already (or, `unlessConnected`, the
+    /// transaction has its connection); an outcome other than the transaction's gives the
+    /// transaction up.
     func end(_ outcome: Result<T, any Error>, unlessConnected: Bool = false) {
         let givingUp = if case .failure(let error) = outcome,
             error is WatchExpired || error is ClosedUnderStatement || error is PoolFailed || error is CancellationError
