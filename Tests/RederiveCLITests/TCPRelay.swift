@@ -5,7 +5,9 @@ import Synchronization
 /// A TCP relay on loopback between a client in the test process and a server, that a test can cut
 /// as one pulls a cable: while cut, no byte moves either way and no connection opens or closes on
 /// the other side; once plugged back, what was held goes through, closes included. It lets a test
-/// cut off a store of its own process, where network namespaces cut off whole processes.
+/// cut off a store of its own process, where network namespaces cut off whole processes. It can
+/// also break every open connection at once (a reset, an end of file), and refuse new ones as a
+/// stopped server does.
 ///
 /// One thread moves the bytes of every connection (poll), whatever their number.
 final class TCPRelay: Sendable {
@@ -19,13 +21,21 @@ final class TCPRelay: Sendable {
     private struct State {
         var cut = false
         var stopped = false
+        /// Whether new connections are reset as soon as they are accepted, as a server that is down.
+        var refusing = false
+        /// A fault for the relay's thread to do to every open connection, once.
+        var fault: Fault?
+        /// How many connections the last fault was done to.
+        var faulted = 0
         /// Connections the relay opened to the server, and how many of them are closed.
         var opened = 0
     }
 
     /// Listens on a free port of 127.0.0.1, relaying each connection to `targetPort` there.
     init(to targetPort: Int) throws {
-        let listening = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // Every socket of the relay is closed on exec: a child the test spawns (psql) would otherwise
+        // hold a connection open after the relay closed or reset it, until the child ends.
+        let listening = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard listening >= 0 else { throw RelayError("cannot create a socket: errno \(errno)") }
         var address = Self.loopback(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -51,6 +61,27 @@ final class TCPRelay: Sendable {
 
     /// Moves bytes again, the held ones first.
     func reconnect() { state.withLock { $0.cut = false } }
+
+    /// What the relay can do to every open connection, as the network or the server would.
+    enum Fault: Sendable {
+        /// Both ends get a reset (RST, a close with `SO_LINGER` 0): the client's next read fails with
+        /// ECONNRESET, and the server's session ends.
+        case reset
+        /// Both ends get an end of file (FIN), as from a server whose process went away.
+        case endOfFile
+    }
+
+    /// Does `fault` to every connection open now, and waits until it is done; how many it was done to.
+    @discardableResult
+    func inject(_ fault: Fault) -> Int {
+        state.withLock { $0.fault = fault }
+        while state.withLock({ $0.fault != nil }) { usleep(5_000) }
+        return state.withLock { $0.faulted }
+    }
+
+    /// Resets every connection a client opens from now on as soon as it is accepted (while
+    /// `refusing`), as a server that is down refuses them; a connection attempt fails at once.
+    func refuse(_ refusing: Bool) { state.withLock { $0.refusing = refusing } }
 
     /// How many connections to the server the relay has opened.
     var connectionsOpened: Int { state.withLock { $0.opened } }
@@ -83,8 +114,23 @@ final class TCPRelay: Sendable {
             finished.withLock { $0 = true }
         }
         while true {
-            let (cut, stopped) = state.withLock { ($0.cut, $0.stopped) }
+            let (cut, stopped, fault) = state.withLock { ($0.cut, $0.stopped, $0.fault) }
             if stopped { return }
+            if let fault {
+                for pair in pairs {
+                    if case .reset = fault {
+                        Self.resetOnClose(pair.client)
+                        Self.resetOnClose(pair.server)
+                    }
+                    close(pair.client)
+                    close(pair.server)
+                }
+                state.withLock { [count = pairs.count] in
+                    $0.fault = nil
+                    $0.faulted = count
+                }
+                pairs.removeAll()
+            }
             if cut {
                 usleep(20_000)
                 continue
@@ -114,7 +160,13 @@ final class TCPRelay: Sendable {
             if polled[0].revents & Int16(POLLIN) != 0 {
                 let client = accept(listener, nil, nil)
                 guard client >= 0 else { continue }
-                let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+                if state.withLock({ $0.refusing }) {
+                    Self.resetOnClose(client)
+                    close(client)
+                    continue
+                }
+                let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
                 var address = Self.loopback(port: target)
                 let connected = withUnsafeMutablePointer(to: &address) { pointer in
                     pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -130,6 +182,12 @@ final class TCPRelay: Sendable {
                 }
             }
         }
+    }
+
+    /// Makes closing `socket` send a reset rather than an end of file.
+    private static func resetOnClose(_ socket: Int32) {
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(socket, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
     }
 
     /// Writes `count` bytes of `buffer` to `socket`, all of them; false when the socket is closed.

@@ -24,6 +24,14 @@ final class OutageWatch: Sendable {
         var next: UInt64 = 0
     }
     private let refusal = Mutex(Refusal())
+    /// Whether the pool's last connection attempt failed, and the statements waiting for one of its
+    /// connections meanwhile.
+    private struct PoolState {
+        var failing = false
+        var waiting: [UInt64: @Sendable (String) -> Void] = [:]
+        var next: UInt64 = 0
+    }
+    private let pool = Mutex(PoolState())
 
     init(logger: Logger, database: String) {
         report = OutageReport(logger: logger, metadata: ["database": "\(database)"])
@@ -71,6 +79,47 @@ final class OutageWatch: Sendable {
         guard let key else { return }
         _ = refusal.withLock { $0.waiting.removeValue(forKey: key) }
     }
+
+    /// Whether the pool's connection attempts fail: it then makes one at a time, after waits that grow
+    /// to a minute, and hands out no connection between them, however soon the server is back.
+    /// Statements connect on their own meanwhile (``PostgresStore/watched(within:cancelled:_:)``), so
+    /// that the run's own retries, capped at a few seconds, find the server once it is back.
+    var poolFailing: Bool { pool.withLock { $0.failing } }
+
+    /// The pool could not make a connection, for `reason`: every statement waiting for one of its
+    /// connections ends with the reason at once, to be tried again on a connection of its own.
+    func poolConnectionFailed(_ reason: String) {
+        let waiting = pool.withLock { pool in
+            pool.failing = true
+            defer { pool.waiting = [:] }
+            return Array(pool.waiting.values)
+        }
+        for end in waiting { end(reason) }
+    }
+
+    /// The pool made a connection: statements use its connections again.
+    func poolConnected() {
+        pool.withLock { $0.failing = false }
+    }
+
+    /// Runs `end` with the reason when the pool's connection attempts fail, at once when they do
+    /// now, or until the returned key is handed to ``forgetPoolWait(_:)``.
+    func onPoolFailure(_ end: @escaping @Sendable (String) -> Void) -> UInt64? {
+        let key = pool.withLock { pool -> UInt64? in
+            guard !pool.failing else { return nil }
+            pool.next += 1
+            pool.waiting[pool.next] = end
+            return pool.next
+        }
+        if key == nil { end("the pool cannot connect to the server") }
+        return key
+    }
+
+    /// Stops telling the statement registered under `key`.
+    func forgetPoolWait(_ key: UInt64?) {
+        guard let key else { return }
+        _ = pool.withLock { $0.waiting.removeValue(forKey: key) }
+    }
 }
 
 /// The connection pool's log handler: tells the ``OutageWatch`` when a connection cannot be made,
@@ -98,7 +147,10 @@ struct PoolLogHandler: LogHandler {
                 watch.refused(RederiveError(.databaseRefused, "cannot use \(location): \(reason)"))
             } else {
                 watch.connectionFailed(reason)
+                watch.poolConnectionFailed(reason)
             }
+        } else if "\(event.message)" == "Connection established" {
+            watch.poolConnected()
         }
         var merged = metadata
         if let extra = event.metadata {

@@ -50,6 +50,12 @@ extension PostgresStore {
             if let expired = error as? WatchExpired {
                 throw ConnectionFault(noAnswer(verb, expired))
             }
+            if error is ClosedUnderStatement {
+                throw ConnectionFault(RederiveError(.database, "cannot \(verb) \(location): \(ClosedUnderStatement.reason)", transient: true))
+            }
+            if let failed = error as? PoolFailed {
+                throw ConnectionFault(RederiveError(.database, "cannot \(verb) \(location): \(failed.reason)", transient: true))
+            }
             if ConnectionFault.isTransient(error) { throw ConnectionFault(describe(error, verb)) }
             throw describe(error, verb)
         }
@@ -81,16 +87,22 @@ extension PostgresStore {
         let watch = TransactionWatch<T>()
         let client = self.client
         let outage = self.outage
+        let closedConnections = self.closedConnections
+        // While the pool's connection attempts fail, it hands out no connection until its next
+        // attempt, up to a minute away however soon the server is back: connect on our own.
+        let own = outage.poolFailing ? ownConnection : nil
+        let logger = self.logger
         let work = Task {
             let outcome: Result<T, any Error>
             do {
-                outcome = .success(try await client.withConnection { connection in
+                let run: @Sendable (PostgresConnection) async throws -> T = { connection in
                     guard watch.connected(connection) else {
                         // Given up on before it began: closed, and given back to the pool only once
                         // the pool knows it is, lest it hand a closed connection to the next transaction.
                         try? await connection.close()
                         throw CancellationError()
                     }
+                    closedConnections.watch(connection) { watch.connectionClosed() }
                     let attempt = ContinuousClock.now
                     let result: Result<T, any Error>
                     do {
@@ -99,11 +111,17 @@ extension PostgresStore {
                     } catch {
                         result = .failure(error)
                     }
+                    closedConnections.unwatch(connection)
                     // Back in the pool, the connection may serve another transaction: from now on it is
                     // never closed by this watch, and a connection it closed goes back closed.
                     if watch.disconnected() { try? await connection.close() }
                     return try result.get()
-                })
+                }
+                if let own {
+                    outcome = .success(try await Self.withOwnConnection(own, logger: logger, run))
+                } else {
+                    outcome = .success(try await client.withConnection(run))
+                }
             } catch {
                 outcome = .failure(error)
             }
@@ -118,11 +136,15 @@ extension PostgresStore {
         }
         // A server that refuses connections for good (a missing database) ends the wait for one at once.
         let refusal = outage.onRefusal { error in watch.end(.failure(error)) }
+        // The pool failing to connect ends the wait for one of its connections: tried again, the
+        // statement connects on its own.
+        let poolWait = own == nil ? outage.onPoolFailure { reason in watch.endUnconnected(PoolFailed(reason: reason)) } : nil
         let cancellation = CancellationTimer()
         defer {
             timer?.cancel()
             cancellation.stop()
             outage.forget(refusal)
+            outage.forgetPoolWait(poolWait)
         }
         let outcome = await withTaskCancellationHandler {
             await watch.outcome()
@@ -140,6 +162,21 @@ extension PostgresStore {
         return outcome
     }
 
+    /// Runs `body` on a connection of its own, made with `configuration` and closed once done.
+    private static func withOwnConnection<T: Sendable>(
+        _ configuration: PostgresConnection.Configuration, logger: Logger, _ body: @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: ownConnectionIDs.add(1, ordering: .relaxed).newValue, logger: logger)
+        do {
+            let value = try await body(connection)
+            try? await connection.close()
+            return value
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+
     /// Why a watched statement's failure says the server is out of reach: its connection failed, or
     /// the server gave no answer by its deadline; nil for other failures, and for a session the
     /// server ended for being idle, which the pool replaces at once.
@@ -147,6 +184,9 @@ extension PostgresStore {
         if let expired = error as? WatchExpired {
             return expired.stopping ? nil : "no answer from the server within \(Int(expired.after.secondsValue.rounded(.up))) s"
         }
+        if error is ClosedUnderStatement { return ClosedUnderStatement.reason }
+        // The pool's failure was told when it happened.
+        if error is PoolFailed { return nil }
         guard ConnectionFault.isTransient(error) else { return nil }
         if let state = ConnectionFailure.sqlState(of: error), ConnectionFailure.endedIdle(sqlState: state) { return nil }
         return ConnectionFailure.reason(lost: error)
@@ -161,6 +201,25 @@ struct WatchExpired: Error {
     /// Whether the task was asked to stop: the wait was its grace, not the statement's deadline.
     let stopping: Bool
 }
+
+/// A watched statement given up on because its connection closed under it without failing it
+/// (see ``ClosedConnections``).
+struct ClosedUnderStatement: Error {
+    static let reason = "the connection was closed"
+
+    /// How long a statement whose connection closed may take to fail with its own reason (a reset,
+    /// the server's words) before it is given up on.
+    static let grace: Duration = .seconds(1)
+}
+
+/// A watched statement that waited for one of the pool's connections when the pool failed to make
+/// one, for `reason`: it is tried again on a connection of its own.
+struct PoolFailed: Error {
+    let reason: String
+}
+
+/// The ids of the connections statements make on their own, apart from the pool's.
+private let ownConnectionIDs = Atomic<Int>(1_000_000_000)
 
 /// How a watched transaction ended, told once: by the transaction, or by its deadline or
 /// cancellation, which give it up: close its connection and cancel its task.
@@ -206,13 +265,15 @@ private final class TransactionWatch<T: Sendable>: Sendable {
         }
     }
 
-    /// Ends the watch with `outcome`, unless it has ended already; an outcome other than the
-    /// transaction's gives the transaction up.
-    func end(_ outcome: Result<T, any Error>) {
+    /// Ends the watch with `outcome`, unless it has ended already (or, `unlessConnected`, the
+    /// transaction has its connection); an outcome other than the transaction's gives the
+    /// transaction up.
+    func end(_ outcome: Result<T, any Error>, unlessConnected: Bool = false) {
         let givingUp = if case .failure(let error) = outcome,
-            error is WatchExpired || error is CancellationError || (error as? RederiveError)?.code == .databaseRefused { true } else { false }
+            error is WatchExpired || error is ClosedUnderStatement || error is PoolFailed || error is CancellationError
+                || (error as? RederiveError)?.code == .databaseRefused { true } else { false }
         let (waiting, connection, giveUp) = state.withLock { state -> (CheckedContinuation<Result<T, any Error>, Never>?, PostgresConnection?, (@Sendable () -> Void)?) in
-            guard state.outcome == nil else { return (nil, nil, nil) }
+            guard state.outcome == nil, !(unlessConnected && state.connection != nil) else { return (nil, nil, nil) }
             state.outcome = outcome
             state.closed = givingUp && state.connection != nil
             defer { state.waiting = nil }
@@ -222,6 +283,21 @@ private final class TransactionWatch<T: Sendable>: Sendable {
         if givingUp {
             _ = connection?.close() as EventLoopFuture<Void>?
             giveUp?()
+        }
+    }
+
+    /// Ends the watch with `error` unless the transaction has a connection already.
+    func endUnconnected(_ error: any Error) {
+        end(.failure(error), unlessConnected: true)
+    }
+
+    /// The transaction's connection closed: unless its statement fails by itself within
+    /// ``ClosedUnderStatement/grace``, with the reason it has, it is given up on.
+    func connectionClosed() {
+        guard state.withLock({ $0.outcome == nil }) else { return }
+        Task {
+            try? await Task.sleep(for: ClosedUnderStatement.grace)
+            end(.failure(ClosedUnderStatement()))
         }
     }
 

@@ -80,7 +80,7 @@ extension PostgresStore: SchemaMigrationApplier {
                 try await connection.query(dryRun ? "ROLLBACK" : "COMMIT", logger: logger)
                 return done
             } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger)
+                await Self.rollBack(connection, after: error, logger: logger)
                 throw RederiveError(
                     .database,
                     dryRun ? "schema migration \"\(current.id)\" would fail in \(location)"

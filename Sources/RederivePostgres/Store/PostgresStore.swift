@@ -22,6 +22,8 @@ public final class PostgresStore: Sendable {
     /// The database this store connects to.
     public let location: PostgresLocation
     let client: PostgresClient
+    /// How a statement connects on its own while the pool's connection attempts fail (``OutageWatch/poolFailing``).
+    let ownConnection: PostgresConnection.Configuration
     private let running: Task<Void, Never>
     let logger: Logger
     /// Says when the server went out of reach and when a statement reached it again.
@@ -32,6 +34,8 @@ public final class PostgresStore: Sendable {
     /// The stale records this process's claims of each pipeline skipped, locked by another
     /// transaction, by lease token and pipeline name: its next claims look at them again.
     let skippedRecords = Mutex<[ClaimPositionKey: SkippedRecords]>([:])
+    /// Tells watched transactions when their connection closes (``ClosedConnections``).
+    let closedConnections = ClosedConnections()
     /// The claiming and committing statements, prepared once per connection.
     let statements = PreparedStatements()
     /// The tokens of leases this process gave up, after a commit whose outcome it cannot know.
@@ -68,6 +72,13 @@ public final class PostgresStore: Sendable {
         self.replacedValuesRunLimit = max(1, replacedValuesRunLimit)
         // One connection first: a wrong database, role or password fails here, at once and with the
         // server's message, where the pool would retry for a minute and then say only that it gave up.
+        var own = PostgresConnection.Configuration(
+            host: location.host, port: location.port, username: location.user,
+            password: location.password, database: location.database, tls: try Self.connectionTLS(location)
+        )
+        own.options.additionalStartupParameters = Self.sessionSettings
+        own.options.connectTimeout = Self.ownConnectTimeout
+        ownConnection = own
         do {
             let probe = try await PostgresConnection.connect(
                 configuration: PostgresConnection.Configuration(
@@ -135,6 +146,12 @@ public final class PostgresStore: Sendable {
         ("plan_cache_mode", "force_custom_plan"),
     ]
 
+    /// How long a statement's own connection may take to be made, TLS and authentication included,
+    /// while the pool's fail (`ownConnection`). Short, since it is tried again within seconds: a
+    /// connection begun while the network is cut waits for its next SYN once the link is back, and a
+    /// long timeout would keep it waiting, even though the server is reachable again.
+    static let ownConnectTimeout: TimeAmount = .seconds(3)
+
     /// The client side of `location`'s sslmode; nil when it is `disable`. `require` checks no
     /// certificate, as libpq's does unless a root certificate is given.
     private static func tlsConfiguration(_ location: PostgresLocation) -> TLSConfiguration? {
@@ -198,6 +215,10 @@ public final class PostgresStore: Sendable {
             return value
         case .failure(let expired as WatchExpired):
             throw noAnswer(verb, expired)
+        case .failure(is ClosedUnderStatement):
+            throw RederiveError(.database, "cannot \(verb) \(location): \(ClosedUnderStatement.reason)", transient: true)
+        case .failure(let failed as PoolFailed):
+            throw RederiveError(.database, "cannot \(verb) \(location): \(failed.reason)", transient: true)
         case .failure(let error):
             throw describe(error, verb)
         }
@@ -230,9 +251,18 @@ public final class PostgresStore: Sendable {
             try await connection.query("COMMIT", logger: logger)
             return value
         } catch {
-            _ = try? await connection.query("ROLLBACK", logger: logger)
+            await rollBack(connection, after: error, logger: logger)
             throw error
         }
+    }
+
+    /// Rolls back the transaction `error` ended on `connection`, unless the connection is gone: a
+    /// closed connection's transaction ended with its session, and a statement sent to it would
+    /// never end (PostgresNIO answers only the statements its closed connection still held, and
+    /// drops those written to it later).
+    static func rollBack(_ connection: PostgresConnection, after error: any Error, logger: Logger) async {
+        guard !connection.isClosed, !ConnectionFault.isTransient(error) else { return }
+        _ = try? await connection.query("ROLLBACK", logger: logger)
     }
 
     /// `error` in a person's words, naming what was attempted where, classified at the source: a
