@@ -83,7 +83,9 @@ struct BackupTests {
             test.totalVersion = 2
             _ = try await run(test.pipeline, at: path)
 
-            let tables = try await DatabaseRestore.restore(backupPath, over: path)
+            // The run's derivation threads let go of its store a moment after the run returns; on a
+            // loaded machine that moment can outlast restore's default wait of one second for the lock.
+            let tables = try await DatabaseRestore.restore(backupPath, over: path, lockTimeout: 30)
             #expect(tables["items"] == 10)
             let inspect = Inspection(path: path)
             #expect(try inspect.count("SELECT count(*) FROM items") == 10)
