@@ -50,15 +50,22 @@ extension PostgresStore {
             if let expired = error as? WatchExpired {
                 throw ConnectionFault(noAnswer(verb, expired))
             }
-            if error is ClosedUnderStatement {
-                throw ConnectionFault(RederiveError(.database, "cannot \(verb) \(location): \(ClosedUnderStatement.reason)", transient: true))
-            }
-            if let failed = error as? PoolFailed {
-                throw ConnectionFault(RederiveError(.database, "cannot \(verb) \(location): \(failed.reason)", transient: true))
-            }
+            if let lost = lostConnection(verb, error) { throw ConnectionFault(lost) }
             if ConnectionFault.isTransient(error) { throw ConnectionFault(describe(error, verb)) }
             throw describe(error, verb)
         }
+    }
+
+    /// The watch's own end of a statement, a connection closed under it or a pool that cannot connect,
+    /// as a transient error naming `verb`; nil for any other failure.
+    func lostConnection(_ verb: String, _ error: any Error) -> RederiveError? {
+        let reason: String
+        switch error {
+        case is ClosedUnderStatement: reason = ClosedUnderStatement.reason
+        case let failed as PoolFailed: reason = failed.reason
+        default: return nil
+        }
+        return RederiveError(.database, "cannot \(verb) \(location): \(reason)", transient: true)
     }
 
     /// That the server did not answer `verb` in time, in one line.

@@ -215,12 +215,8 @@ public final class PostgresStore: Sendable {
             return value
         case .failure(let expired as WatchExpired):
             throw noAnswer(verb, expired)
-        case .failure(is ClosedUnderStatement):
-            throw RederiveError(.database, "cannot \(verb) \(location): \(ClosedUnderStatement.reason)", transient: true)
-        case .failure(let failed as PoolFailed):
-            throw RederiveError(.database, "cannot \(verb) \(location): \(failed.reason)", transient: true)
         case .failure(let error):
-            throw describe(error, verb)
+            throw lostConnection(verb, error) ?? describe(error, verb)
         }
     }
 
