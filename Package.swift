@@ -199,6 +199,10 @@ let package = Package(
             dependencies: ["RederiveCodec", "TestParallelism"]
         ),
         .testTarget(
+            name: "RederiveJSONTests",
+            dependencies: ["RederiveJSON"]
+        ),
+        .testTarget(
             name: "RederiveTests",
             dependencies: [
                 "Rederive",
