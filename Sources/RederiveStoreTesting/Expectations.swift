@@ -80,8 +80,23 @@ final class Expectations: Sendable {
         comment.isEmpty ? text : "\(text) (\(comment))"
     }
 
+    /// The value as `String(describing:)` has it, an optional's without "Optional(…)" around it.
     private static func describe<Value>(_ value: Value) -> String {
-        String(describing: value)
+        (value as? any OptionalDescribing)?.wrappedDescription ?? String(describing: value)
+    }
+}
+
+/// An optional, described by what it wraps.
+private protocol OptionalDescribing {
+    var wrappedDescription: String { get }
+}
+
+extension Optional: OptionalDescribing {
+    fileprivate var wrappedDescription: String {
+        switch self {
+        case .some(let value): String(describing: value)
+        case .none: "nil"
+        }
     }
 }
 

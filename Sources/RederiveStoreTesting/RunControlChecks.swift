@@ -1,5 +1,4 @@
 import Rederive
-import Synchronization
 
 /// Every store keeps pauses and cancels, and a runner on it honours them: a pause holds its claims
 /// and commits what it claimed, a resume lets it go on with its counts, a cancel ends it as
@@ -147,36 +146,5 @@ enum RunControlChecks {
         configuration.claimSize = 5
         configuration.leaseDuration = .milliseconds(600)
         return configuration
-    }
-}
-
-
-/// Records a runner's progress and holds, and lets a test wait for them.
-final class HoldEvents: ProgressReporter {
-    struct Seen: Sendable {
-        var done = 0
-        /// Every hold reported, in order: nil when the claims went on again.
-        var holds: [ClaimHold?] = []
-    }
-
-    private let seen = Mutex(Seen())
-
-    var current: Seen { seen.withLock { $0 } }
-
-    func report(_ event: ProgressEvent) {
-        seen.withLock { seen in
-            switch event {
-            case .advanced(let progress): seen.done = max(seen.done, progress.done)
-            case .held(let hold): seen.holds.append(hold)
-            default: break
-            }
-        }
-    }
-
-    /// Waits until what was seen satisfies `condition`.
-    func wait(until condition: (Seen) -> Bool) async throws {
-        while !condition(current) {
-            try await Task.sleep(for: .milliseconds(10))
-        }
     }
 }
