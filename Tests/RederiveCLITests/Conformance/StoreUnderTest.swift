@@ -109,7 +109,7 @@ struct StoreUnderTest: Sendable, CustomTestStringConvertible {
         let url = try server.makeDatabase()
         let store = try await PostgresStore(url: url)
         /// Runs a statement that returns the one record id it changed.
-        func changeOne(_ recordID: Int64, _ sql: String) throws {
+        @Sendable func changeOne(_ recordID: Int64, _ sql: String) throws {
             let changed = try server.psql(PostgresServer.databaseName(in: url), sql).trimmingCharacters(in: .whitespacesAndNewlines)
             guard changed == String(recordID) else { throw Changed(description: "changed \"\(changed)\", not record \(recordID)") }
         }
