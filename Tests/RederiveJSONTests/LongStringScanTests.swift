@@ -60,6 +60,28 @@ struct LongStringScanTests {
         #expect(flags == [false, true])
     }
 
+    /// A `\/` anywhere in the sixteen bytes that also hold the string's end quote, on either side of
+    /// their middle, marks the string as escaped; what follows the quote is long enough for full steps.
+    @Test func anEscapedSlashJustBeforeTheEndQuoteMarksTheString() throws {
+        let after = String(Self.filler.prefix(40))
+        for slash in 0 ..< 20 {
+            for quote in slash + 2 ..< 26 {
+                let inside = String(Self.filler.prefix(slash)) + #"\/"# + String(Self.filler.prefix(quote - slash - 2))
+                let bytes = Array("[\"\(inside)\", \"\(after)\"]".utf8)
+                let (raw, text) = try bytes.withUnsafeBufferPointer { buffer in
+                    var cursor = JSONCursor(buffer)
+                    cursor.position = 1
+                    let raw = try cursor.scanString()
+                    var again = JSONCursor(buffer)
+                    again.position = 1
+                    return (raw, try again.readString())
+                }
+                #expect(raw.hasEscapes, "\\/ at \(slash), quote at \(quote)")
+                #expect(text == inside.replacingOccurrences(of: #"\/"#, with: "/"), "\\/ at \(slash), quote at \(quote)")
+            }
+        }
+    }
+
     /// A string the end of the text cuts short, whatever its length, is an error and not a read past
     /// the end of the buffer.
     @Test func aStringCutShortAtAnyLengthIsAnError() {
