@@ -184,12 +184,7 @@ enum RollbackRuleChecks {
             try await store.finishRun(run.id, status: .completed, counts: RunCounts(derived: 2), lease: lease)
             try await store.releaseLease(lease)
 
-            let report = try await store.rollback(run: run.id, pipelines: [scaled.pipeline])
-            expect(report.restored.map(\.processor) == ["size", "total"] && report.skipped.isEmpty,
-                #"report.restored.map(\.processor) == ["size", "total"] && report.skipped.isEmpty"#, "\(report)")
-            let values = try await fixture.values(of: "k0", original)
-            expect(values?["total"] == .real(3) && values?["size"] == .text("small"),
-                #"values?["total"] == .real(3) && values?["size"] == .text("small")"#, "\(values ?? [:])")
+            try await expectRolledBackToTheOriginal(run.id, scaled.pipeline, original, fixture, expect)
             // What it holds again was derived from the payload before: stale, to derive again.
             let status = try await fixture.status(original)
             expect(status["total"]?.stale == 1 && status["size"]?.stale == 1 && status["edges"]?.upToDate == 1,
@@ -213,15 +208,22 @@ enum RollbackRuleChecks {
             try await store.finishRun(run.id, status: .completed, counts: RunCounts(derived: 2), lease: lease)
             try await store.releaseLease(lease)
 
-            let report = try await store.rollback(run: run.id, pipelines: [plan.pipeline])
-            expect(report.restored.map(\.processor) == ["size", "total"] && report.skipped.isEmpty,
-                #"report.restored.map(\.processor) == ["size", "total"] && report.skipped.isEmpty"#, "\(report)")
-            let values = try await fixture.values(of: "k0", original)
-            expect(values?["total"] == .real(3) && values?["size"] == .text("small"),
-                #"values?["total"] == .real(3) && values?["size"] == .text("small")"#, "\(values ?? [:])")
+            try await expectRolledBackToTheOriginal(run.id, plan.pipeline, original, fixture, expect)
             expect(try await fixture.status(original).values.allSatisfy { $0.upToDate == 1 },
                 #"fixture.status(original).values.allSatisfy { $0.upToDate == 1 }"#, "the payload did not change")
         },
     ]
-}
 
+    /// Rolls back `run`, which stored `k0` twice with `pipeline`, and expects both of its values to be
+    /// what `original` derived before the run.
+    private static func expectRolledBackToTheOriginal(
+        _ run: Int64, _ pipeline: Pipeline, _ original: Pipeline, _ fixture: CheckedFixture, _ expect: Expectations
+    ) async throws {
+        let report = try await fixture.store.rollback(run: run, pipelines: [pipeline])
+        expect(report.restored.map(\.processor) == ["size", "total"] && report.skipped.isEmpty,
+            #"report.restored.map(\.processor) == ["size", "total"] && report.skipped.isEmpty"#, "\(report)")
+        let values = try await fixture.values(of: "k0", original)
+        expect(values?["total"] == .real(3) && values?["size"] == .text("small"),
+            #"values?["total"] == .real(3) && values?["size"] == .text("small")"#, "\(values ?? [:])")
+    }
+}

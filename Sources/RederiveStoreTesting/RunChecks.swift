@@ -178,13 +178,15 @@ enum RunChecks {
     ) async throws -> StartedRun {
         let (store, pipeline, plan) = (fixture.store, conformance.pipeline, conformance.plan)
         try await fixture.seed(pipeline, count: count)
-        let dead = try await fixture.lease(1, lasting: .milliseconds(300))
+        // Long enough that the lease outlives the commit and the look at the run on a loaded machine
+        // (300 ms did not, beside other suites), short enough to wait out.
+        let dead = try await fixture.lease(1, lasting: .seconds(2))
         let run = try await store.startRun([plan], lease: dead)
         let claimed = try await store.claim(plan, limit: committed, byteLimit: 1 << 20, lease: dead)
         let counts = try await store.commit(ClaimChecks.derive(claimed, pipeline), plan: plan, runID: run.id, lease: dead).counts
         fixture.expect.equal(counts, RunCounts(derived: committed), #"counts"#)
         fixture.expect.equal(try await store.runs(limit: nil).first?.status, .running, #"store.runs(limit: nil).first?.status"#)
-        try await Task.sleep(for: .milliseconds(700))
+        try await Task.sleep(for: .milliseconds(2_400))
         return run
     }
 }
