@@ -188,13 +188,15 @@ struct RunConformanceTests {
     ) async throws -> StartedRun {
         let (store, pipeline, plan) = (fixture.store, conformance.pipeline, conformance.plan)
         try await fixture.seed(pipeline, count: count)
-        let dead = try await fixture.lease(1, lasting: .milliseconds(300))
+        // Long enough that the lease outlives the commit and the look at the run on a loaded machine
+        // (300 ms did not, running beside other suites), short enough to wait out.
+        let dead = try await fixture.lease(1, lasting: .seconds(2))
         let run = try await store.startRun([plan], lease: dead)
         let claimed = try await store.claim(plan, limit: committed, byteLimit: 1 << 20, lease: dead)
         let counts = try await store.commit(ClaimConformanceTests.derive(claimed, pipeline), plan: plan, runID: run.id, lease: dead).counts
         #expect(counts == RunCounts(derived: committed))
         #expect(try await store.runs(limit: nil).first?.status == .running)
-        try await Task.sleep(for: .milliseconds(700))
+        try await Task.sleep(for: .milliseconds(2_400))
         return run
     }
 }
