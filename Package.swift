@@ -16,6 +16,7 @@ let package = Package(
         // Empty unless built with the PostgreSQL trait.
         .library(name: "RederivePostgres", targets: ["RederivePostgres"]),
         .library(name: "RederiveMemory", targets: ["RederiveMemory"]),
+        .library(name: "RederiveStoreTesting", targets: ["RederiveStoreTesting"]),
         .library(name: "RederiveCLI", targets: ["RederiveCLI"]),
         .library(name: "RederiveReport", targets: ["RederiveReport"]),
         .library(name: "RederiveWatch", targets: ["RederiveWatch"]),
@@ -85,6 +86,12 @@ let package = Package(
         // The in-memory store: every store protocol, nothing on disk, for apps' own tests.
         .target(
             name: "RederiveMemory",
+            dependencies: ["Rederive", "RederiveCodec"]
+        ),
+        // The store conformance suite as checks a store's own tests run against it: every store in this
+        // package passes it, and a store written elsewhere runs it the same way. No test framework.
+        .target(
+            name: "RederiveStoreTesting",
             dependencies: ["Rederive", "RederiveCodec"]
         ),
         // The PostgreSQL store, for many workers on many hosts; its sources are empty without the trait.
@@ -199,6 +206,10 @@ let package = Package(
             dependencies: ["RederiveCodec", "TestParallelism"]
         ),
         .testTarget(
+            name: "RederiveJSONTests",
+            dependencies: ["RederiveJSON"]
+        ),
+        .testTarget(
             name: "RederiveTests",
             dependencies: [
                 "Rederive",
@@ -251,6 +262,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: metricsEndpoint)),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: metricsEndpoint)),
                 "RederiveMemory",
+                "RederiveStoreTesting",
                 "RoomScan",
                 "RoomScanGenerator",
                 "Rederive",

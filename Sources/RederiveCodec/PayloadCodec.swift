@@ -27,8 +27,8 @@ public struct PayloadCodec: Sendable {
     /// The library that inflates: libdeflate when it loaded, unless a test chose zlib.
     package var library: InflateLibrary
 
-    /// The decompressor and output buffer reused from one payload to the next: give each worker a
-    /// codec of its own and it allocates neither per payload.
+    /// The decompressor and the size guess reused from one payload to the next: give each worker a
+    /// codec of its own and it allocates one decompressor, and inflates each payload once.
     private let scratch = InflateScratch()
 
     /// Creates a codec that refuses payloads decoding to more than `maximumSize` bytes.

@@ -17,7 +17,7 @@ package enum WholeBufferInflater {
     }
 
     /// ``inflate(_:format:maximumSize:with:)``, adding to `work` what each attempt wrote, and reusing
-    /// `scratch`'s decompressor and buffer when no other thread is using them.
+    /// `scratch`'s decompressor and size guess when no other thread is using them.
     package static func inflate(
         _ input: [UInt8], format: PayloadFormat, maximumSize: Int, with libdeflate: LibDeflate, work: inout InflationWork,
         scratch: InflateScratch? = nil
@@ -34,18 +34,15 @@ package enum WholeBufferInflater {
             // What the attempts wrote counts whether they succeed or throw.
             defer { work = reused }
             let answer = try scratch.state.withLockIfAvailable { (state) throws(PayloadError) -> [UInt8]? in
-                defer { state.trim() }
                 guard let decompressor = state.decompressor(from: libdeflate) else { return nil }
-                // The kept buffer is at least as large as the largest payload so far: usually no retry.
-                var size = max(capacity, min(limit, state.buffer.count))
-                return try inflate(
+                // At least as large as the largest payload so far: usually no second attempt.
+                var size = max(capacity, min(limit, state.largestOutput))
+                let output = try inflate(
                     input, format: format, maximumSize: maximumSize, limit: limit, capacity: &size,
                     decompress: libdeflate.decompress(format), decompressor: decompressor, work: &reused
-                ) { capacity, fill in
-                    let buffer = state.buffer(capacity: capacity)
-                    let produced = fill(UnsafeMutableRawBufferPointer(rebasing: buffer[..<capacity]))
-                    return produced.map { Array(UnsafeRawBufferPointer(rebasing: buffer[..<$0])) }
-                }
+                )
+                if output != nil { state.held(size) }
+                return output
             }
             if let answer {
                 return answer
@@ -56,34 +53,25 @@ package enum WholeBufferInflater {
         return try inflate(
             input, format: format, maximumSize: maximumSize, limit: limit, capacity: &capacity,
             decompress: libdeflate.decompress(format), decompressor: decompressor, work: &work
-        ) { capacity, fill in
-            var produced: Int?
-            let output = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-                produced = fill(UnsafeMutableRawBufferPointer(buffer))
-                count = produced ?? 0
-            }
-            return produced == nil ? nil : output
-        }
+        )
     }
 
-    /// Inflates into the output `attempt` offers, growing `capacity` until the stream fits or passes
-    /// the limit. `attempt` hands `fill` a buffer of `capacity` bytes; `fill` answers the bytes
-    /// produced, or nil when the attempt did not succeed; `attempt` answers the output in an array.
+    /// Inflates into an array of `capacity` bytes, growing `capacity` until the stream fits or passes
+    /// the limit. The array is the answer: its pages are written once, by the decompressor.
     private static func inflate(
         _ input: [UInt8], format: PayloadFormat, maximumSize: Int, limit: Int, capacity: inout Int,
-        decompress: LibDeflate.Decompress, decompressor: OpaquePointer, work: inout InflationWork,
-        attempt: (Int, (UnsafeMutableRawBufferPointer) -> Int?) -> [UInt8]?
+        decompress: LibDeflate.Decompress, decompressor: OpaquePointer, work: inout InflationWork
     ) throws(PayloadError) -> [UInt8]? {
         while true {
             var result = LibDeflate.Result.badData
             var consumed = 0
             var produced = 0
-            let output = attempt(capacity) { buffer in
+            let output = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
                 let status = input.withUnsafeBytes { source in
                     decompress(decompressor, source.baseAddress, source.count, buffer.baseAddress, buffer.count, &consumed, &produced)
                 }
                 result = LibDeflate.Result(rawValue: status) ?? .badData
-                return result == .success && produced <= maximumSize && consumed == input.count ? produced : nil
+                count = result == .success ? min(produced, buffer.count) : 0
             }
             work.outputBytes += result == .success ? produced : capacity
             switch result {

@@ -29,8 +29,9 @@ extension JSONCursor {
     /// Moves past a string, checking its escapes and its UTF-8 and rejecting raw control
     /// characters, and returns where its bytes are.
     ///
-    /// Eight bytes are checked at a time until one needs a closer look, so skipping the long
-    /// base64 `coreModel` costs little more than reading its memory once.
+    /// Sixteen bytes are checked at a time until one needs a closer look, and `\/` (base64's
+    /// escaped slash) does not need one, so skipping the long base64 `coreModel` costs little more
+    /// than reading its memory once.
     @inlinable
     package mutating func scanString() throws(JSONError) -> RawString {
         skipWhitespace()
@@ -44,7 +45,8 @@ extension JSONCursor {
         // Kept in a local, and stored back in `position` only when leaving the loop.
         var index = start
         while true {
-            // Jump to the first byte that needs a look, eight bytes at a time.
+            index = Self.firstByteNeedingALook(in: base, from: index, count: count, hasEscapes: &hasEscapes)
+            // Near the end of the text, where sixteen bytes and one more are not left: eight at a time.
             while index &+ 8 <= count {
                 let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
                 let mask = Self.closerLookMask(word)
@@ -80,6 +82,57 @@ extension JSONCursor {
                 index += 1
             }
         }
+    }
+
+    /// The offset of the first byte at or after `index` that a string's scan must look at (a quote, a
+    /// backslash not followed by `/`, a control character or a byte that is not ASCII), or where fewer
+    /// than seventeen bytes are left. Sets `hasEscapes` when a `\/` comes before that byte.
+    ///
+    /// Each step reads sixteen bytes as two words, and the same sixteen from one byte on, which tell
+    /// whether a backslash starts `\/`. A backslash passed that way cannot be the second of `\\`: the
+    /// first would have stopped the scan before it.
+    @inlinable @inline(__always)
+    static func firstByteNeedingALook(
+        in base: UnsafePointer<UInt8>, from index: Int, count: Int, hasEscapes: inout Bool
+    ) -> Int {
+        var index = index
+        while index &+ 17 <= count {
+            let low = lookAndSlashMasks(base + index)
+            let high = lookAndSlashMasks(base + (index &+ 8))
+            guard low.look | high.look != 0 else {
+                if low.escapedSlash | high.escapedSlash != 0 { hasEscapes = true }
+                index &+= 16
+                continue
+            }
+            // Only the `\/` before the first byte that needs a look belong to this string.
+            let (look, escapedSlash, offset) = low.look != 0 ? (low.look, low.escapedSlash, 0) : (high.look, high.escapedSlash, 8)
+            let lowerBits = (look & (0 &- look)) &- 1
+            if low.look == 0, low.escapedSlash != 0 { hasEscapes = true }
+            if escapedSlash & lowerBits != 0 { hasEscapes = true }
+            return index &+ offset &+ look.trailingZeroBitCount &>> 3
+        }
+        return index
+    }
+
+    /// For the eight bytes at `bytes` (first byte lowest), the high bit of each byte that needs a look
+    /// and of each backslash that starts `\/`, exactly: no carry crosses from one byte to the next.
+    /// Reads the byte after the eight too.
+    @inlinable @inline(__always)
+    static func lookAndSlashMasks(_ bytes: UnsafePointer<UInt8>) -> (look: UInt64, escapedSlash: UInt64) {
+        let word = UInt64(littleEndian: UnsafeRawPointer(bytes).loadUnaligned(as: UInt64.self))
+        let following = UInt64(littleEndian: UnsafeRawPointer(bytes + 1).loadUnaligned(as: UInt64.self))
+        let lowSeven: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        // The high bit of each zero byte of `x`: adding 0x7F to seven bits never carries out of a byte.
+        func zeroBytes(_ x: UInt64) -> UInt64 { ~(((x & lowSeven) &+ lowSeven) | x | lowSeven) }
+        let quotes = zeroBytes(word ^ (ones &* UInt64(UInt8.quote)))
+        let backslashes = zeroBytes(word ^ (ones &* UInt64(UInt8.backslash)))
+        let slashesNext = zeroBytes(following ^ (ones &* UInt64(UInt8.slash)))
+        // Below 0x20: seven low bits that do not reach 0x80 when 0x60 is added, and no high bit.
+        let controls = ~(((word & lowSeven) &+ (ones &* 0x60)) | word) & ~lowSeven
+        let notASCII = word & ~lowSeven
+        let escapedSlash = backslashes & slashesNext
+        return (quotes | controls | notASCII | (backslashes & ~slashesNext), escapedSlash)
     }
 
     /// The high bit of each of the eight bytes (first byte lowest) that is a quote, a backslash, a

@@ -17,7 +17,7 @@ extension MemoryStore {
                 guard state.holds(lease) else { throw Self.leaseLost(lease) }
                 // A commit renews the lease: an expired lease nobody took over is still this process's.
                 state.leases[lease.token]?.renewedAt = now
-                state.leases[lease.token]?.expiresAt = now + lease.duration.secondsValue
+                state.leases[lease.token]?.expiresAt = now + lease.duration.timeInterval
             }
             let stored = Self.commitState(of: batch, lease: lease, &state)
             let commit = batch.plan(stored: stored, rules: MemoryStorage.rules)

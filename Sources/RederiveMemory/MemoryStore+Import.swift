@@ -1,3 +1,4 @@
+import Dispatch
 import Rederive
 import Synchronization
 
@@ -15,10 +16,16 @@ extension MemoryStore: PayloadImporting {
         guard pipeline.keyColumn != nil else {
             throw RederiveError(.invalidArgument, "pipeline \"\(pipeline.name)\" has no key column to import files under")
         }
-        let items = try await BlockingWork.run {
-            var items: [ImportItem] = []
-            while let item = try next() { items.append(item) }
-            return items
+        // `next` may block: it is read on a thread of its own, served by Dispatch's overcommitting pool,
+        // never one of the concurrency pool's.
+        let items = try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue(label: "rederive.memory.import").async {
+                continuation.resume(with: Result {
+                    var items: [ImportItem] = []
+                    while let item = try next() { items.append(item) }
+                    return items
+                })
+            }
         }
         return try state.withLock { state in
             var counts = ImportCounts()

@@ -14,7 +14,7 @@ extension MemoryStore {
             let now = Date()
             state.reapLeases(now: now)
             state.leases[token] = MemoryLease(
-                worker: worker, duration: duration, acquiredAt: now, renewedAt: now, expiresAt: now + duration.secondsValue
+                worker: worker, duration: duration, acquiredAt: now, renewedAt: now, expiresAt: now + duration.timeInterval
             )
         }
         return .acquired(WorkerLease(worker: worker, token: token, duration: duration))
@@ -26,7 +26,7 @@ extension MemoryStore {
             guard state.holds(lease) else { throw Self.leaseLost(lease) }
             let now = Date()
             state.leases[lease.token]?.renewedAt = now
-            state.leases[lease.token]?.expiresAt = now + lease.duration.secondsValue
+            state.leases[lease.token]?.expiresAt = now + lease.duration.timeInterval
         }
     }
 
@@ -66,5 +66,13 @@ extension MemoryStore {
             .leaseLost,
             "the lease of \(lease.worker.description) on the in-memory store expired and another process took it over; nothing more is committed"
         )
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, to add to a `Date`.
+    var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }

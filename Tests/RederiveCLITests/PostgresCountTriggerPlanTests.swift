@@ -2,6 +2,7 @@
 import Foundation
 import Rederive
 import RederivePostgres
+import RederiveStoreTesting
 import Testing
 
 /// The count triggers that join a statement's rows to other rows plan that join for each statement's

@@ -2,6 +2,7 @@
 import Foundation
 import Rederive
 import RederivePostgres
+import RederiveStoreTesting
 import RoomScan
 import Testing
 

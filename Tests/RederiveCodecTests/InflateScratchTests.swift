@@ -2,7 +2,7 @@ import Foundation
 import RederiveCodec
 import Testing
 
-/// One codec kept by a worker reuses its decompressor and output buffer from payload to payload: the
+/// One codec kept by a worker reuses its decompressor and size guess from payload to payload: the
 /// results, errors and limits stay exactly those of a fresh codec, in any order of sizes and formats,
 /// and when threads share the codec.
 @Suite struct InflateScratchTests {

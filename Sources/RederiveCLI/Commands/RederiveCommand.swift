@@ -93,6 +93,7 @@ public struct RederiveCommand: AsyncParsableCommand {
     ) async {
         // First of all: a signal from now on never ends the process by itself, but with 130 or 143.
         ProcessSignals.takeOver()
+        AllocatorTuning.apply()
         let environment: CommandEnvironment
         do {
             environment = try processEnvironment(

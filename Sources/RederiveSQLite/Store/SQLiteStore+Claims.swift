@@ -17,30 +17,6 @@ struct ClaimCursorKey: Hashable, Sendable {
 /// own: a cursor per lease and pipeline hands out pending records in id order, each exactly once per
 /// run. A worker's payloads are read on a reader connection of its own, outside the cursor's lock.
 extension SQLiteStore {
-    /// A claim is a cursor step in-process: small claims keep the workers evenly busy.
-    public var preferredClaimSize: Int { 32 }
-
-    /// A commit holds the database's one write lock, which the app's own writes wait for (up to their
-    /// busy timeout): 50 ms keeps that wait below what a person notices in an app, and still holds
-    /// hundreds of records on a quiet database.
-    public var preferredBatchDuration: Duration { .milliseconds(50) }
-
-    /// A run or watcher logs an outage of the database (a lock held past the busy timeout, a disk
-    /// error) itself: the store logs none.
-    public var logsOutages: Bool { false }
-
-    /// Pauses and cancels are kept in the database (`rederive_controls`).
-    public var runControl: (any RunControlling)? { self }
-
-    /// Projections are kept in the database.
-    public var projectionStore: (any ProjectionStoring)? { self }
-
-    /// Schema migrations are applied in one transaction each.
-    public var schemaMigrations: (any SchemaMigrationApplier)? { self }
-
-    /// One process derives a SQLite database at a time: no run is shared.
-    public var sharedRuns: (any SharedRunReporting)? { nil }
-
     /// Hands out the next pending records after this lease's cursor, then reads their payloads on a
     /// reader connection of the calling worker's own.
     public func claim(_ plan: RunPlan, limit: Int, byteLimit: Int, lease: WorkerLease) async throws -> [PendingRecord] {
