@@ -140,16 +140,18 @@ extension PipelineSchema where Dialect == PostgresSQL {
     /// `FOR KEY SHARE` in the companion layout, as the foreign key's check takes it, so that an app's
     /// payload updates go on beside a commit; `FOR NO KEY UPDATE` inline, as the commit's own update of
     /// the row takes it, so that they wait at the row rather than at its bookkeeping. Only a record at
-    /// the generation the caller names is locked, and only until the caller's transaction ends: the
-    /// function lends a role that may read the bookkeeping no more than that. An owner that may not
-    /// update the table (locking a row needs it) leaves the rows unlocked, as commits did before.
+    /// the generation the caller names is locked, only until the caller's transaction ends, and only
+    /// for a caller that may update the bookkeeping (a role that runs): the function lends no more
+    /// than that. An owner that may not update the table (locking a row needs it) leaves the rows
+    /// unlocked, as commits did before.
     var holderBody: String {
         let t = tables
         let mode = pipeline.layout == .inline ? "FOR NO KEY UPDATE" : "FOR KEY SHARE"
         return """
 
             BEGIN
-                IF has_table_privilege(\(PostgresSQL.literal(t.table)), 'UPDATE') THEN
+                IF has_table_privilege(\(PostgresSQL.literal(t.table)), 'UPDATE')
+                    AND has_table_privilege(session_user, 'rederive_records', 'UPDATE') THEN
                     PERFORM 1 FROM \(t.table) t
                     JOIN unnest($1, $2) AS c(id, generation) ON t.\(t.id) = c.id
                     JOIN rederive_records r ON r.source = \(t.source) AND r.record_id = c.id AND r.generation = c.generation
