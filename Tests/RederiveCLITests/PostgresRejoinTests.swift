@@ -1,5 +1,6 @@
 #if PostgreSQL
 import Foundation
+import RederiveCLI
 import Testing
 
 /// Workers cut off from the server for far longer than their lease (2 s) carry on once the link is
@@ -68,6 +69,57 @@ struct PostgresRejoinTests {
             #expect(!joined.output.contains("nothing to join"), "\(joined.output)")
             Self.expectCarriedOn(try await run.workers.finish(run.victim), "the first worker")
             Self.expectCarriedOn(try await run.workers.finish(run.survivor), "the second worker")
+            try run.expectEveryRecordCommittedOnce(count: Self.count)
+        }
+    }
+
+    /// Issue 38, item 6: after an outage past its lease, a worker whose lease was taken over comes back
+    /// with a new one, and `run --workers-only` started then must find the run that new lease derives.
+    /// The victim is cut until the survivor takes its lease over, then the survivor is cut until its
+    /// own lease lapses too, and the victim's link comes back first: the run's only live worker is the
+    /// victim, under the lease it took after the outage. Were that lease not attached to the run, the
+    /// worker started with `--workers-only` would record the run as interrupted and start another,
+    /// while the victim, and then the survivor, go on committing into the first.
+    @Test func workersOnlyJoinsTheRunOfAWorkerBackWithANewLease() async throws {
+        try await ClaimFaultRun.with(count: Self.count) { run, harness in
+            try run.hosts.cut(worker: 1, run.victim)
+            try await PostgresCrossHostTests.waitUntil("the survivor takes the victim's lease over", limit: .seconds(30), state: run.state) {
+                try run.leases()[run.victim.child.pid] == nil || run.survivor.hasEnded
+            }
+            try run.hosts.cut(worker: 0, run.survivor)
+            let live = "SELECT count(*) FROM rederive_leases WHERE expires_at > clock_timestamp()"
+            try await PostgresCrossHostTests.waitUntil("the survivor's lease lapses", limit: .seconds(30), state: run.state) {
+                try PostgresWatchTests.count(run.server, run.database, live) == 0
+            }
+            try run.hosts.reconnect(worker: 1, run.victim)
+            let victimCommits = """
+                SELECT count(*) FROM rederive_leases l JOIN rederive_run_shares s ON s.token = l.token
+                WHERE l.process_id = \(run.victim.child.pid) AND l.expires_at > clock_timestamp()
+                """
+            try await PostgresCrossHostTests.waitUntil(
+                "the victim commits with a new lease", limit: PostgresClaimFaultTests.rejoinLimit, state: run.state
+            ) {
+                try PostgresWatchTests.count(run.server, run.database, victimCommits) > 0 || run.victim.hasEnded
+            }
+            try #require(!run.victim.hasEnded && !run.survivor.hasEnded, "a worker ended before --workers-only started: \(run.state())")
+            let joining = try run.workers.start(
+                ["run", "--workers-only", "--db", run.hosts.url(database: run.database), "--parallel", "2", "--batch-size", "10",
+                 "--max-rate", "8", "--lease-duration", String(PostgresClaimFaultTests.lease.components.seconds), "--progress", "none"],
+                wrapper: run.hosts.wrapper(worker: 1), in: harness.directory
+            )
+            let attached = "SELECT count(*) FROM rederive_leases WHERE process_id = \(joining.child.pid) AND run_id IS NOT NULL"
+            try await PostgresCrossHostTests.waitUntil("the worker started with --workers-only derives a run", limit: .seconds(60), state: run.state) {
+                try PostgresWatchTests.count(run.server, run.database, attached) > 0 || joining.hasEnded
+            }
+            // One run while the survivor is still cut off: the new worker joined the victim's.
+            let runs = try run.server.psqlRows(run.database, "SELECT status FROM rederive_runs ORDER BY id")
+            #expect(runs == [["running"]], "\(runs)")
+            try run.hosts.reconnect(worker: 0, run.survivor)
+            let joined = try await run.workers.finish(joining)
+            Self.expectCarriedOn(joined, "the worker started with --workers-only")
+            #expect(!joined.output.contains("nothing to join"), "\(joined.output)")
+            Self.expectCarriedOn(try await run.workers.finish(run.victim), "the victim")
+            Self.expectCarriedOn(try await run.workers.finish(run.survivor), "the survivor")
             try run.expectEveryRecordCommittedOnce(count: Self.count)
         }
     }

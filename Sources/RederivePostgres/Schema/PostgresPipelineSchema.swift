@@ -34,7 +34,11 @@ extension PipelineSchema where Dialect == PostgresSQL {
             AND tgname = \(notifier.bind(tables.notifierName))
             """
         let notifies = changes.createTable ? false : try await connection.count(notifier, logger: logger) > 0
+        var holder = SQLStatement()
+        holder.sql = "SELECT prosrc FROM pg_proc WHERE oid = to_regprocedure(\(holder.bind(holderSignature)))"
+        let holds = changes.createTable ? [] : try await connection.run(holder, logger: logger).collect { try $0.decode(String.self) }
         changes.replaceTracking = installed.first != trackerBody(payloadType: changes.payloadType) || !notifies
+            || holds.first != holderBody
         return changes
     }
 
@@ -65,6 +69,12 @@ extension PipelineSchema where Dialect == PostgresSQL {
             try await execute("""
                 CREATE TRIGGER \(name) AFTER INSERT OR DELETE OR UPDATE OF \(t.payload), \(t.id) ON \(t.table)
                 FOR EACH ROW EXECUTE FUNCTION \(name)()
+                """, connection, logger)
+            // SECURITY DEFINER too: locking rows takes UPDATE on the table, which a role that runs in the
+            // companion layout has not (docs/postgresql.md's grants).
+            try await execute("""
+                CREATE OR REPLACE FUNCTION \(holderSignature) RETURNS void LANGUAGE plpgsql
+                SECURITY DEFINER SET search_path FROM CURRENT AS \(PostgresSQL.literal(holderBody))
                 """, connection, logger)
             // One notification per statement, however many rows it writes: a row trigger would queue
             // every inserting transaction's commit behind the server's one notification lock, row by row.
@@ -113,6 +123,40 @@ extension PipelineSchema where Dialect == PostgresSQL {
                     WHERE source = \(source) AND record_id = NEW.\(t.id) AND current;
                 END IF;
                 RETURN NULL;
+            END;
+
+            """
+    }
+
+    /// The function a commit calls with its records' ids and the generations it read, before it locks
+    /// their bookkeeping rows: it locks their rows of the pipeline's table, in the order of their ids.
+    var holderSignature: String { "\(PostgresSQL.identifier(tables.holderName))(bigint[], bigint[])" }
+
+    /// The holder's PL/pgSQL. An app's `DELETE` locks the table's row, then, by the trigger, the
+    /// record's bookkeeping row; a commit that locked the bookkeeping row first and then waited for the
+    /// table's row (by its companion row's foreign key, or by writing inline columns) would deadlock
+    /// with it. Taking the table's rows first, the commit and the app wait for each other instead.
+    ///
+    /// `FOR KEY SHARE` in the companion layout, as the foreign key's check takes it, so that an app's
+    /// payload updates go on beside a commit; `FOR NO KEY UPDATE` inline, as the commit's own update of
+    /// the row takes it, so that they wait at the row rather than at its bookkeeping. Only a record at
+    /// the generation the caller names is locked, only until the caller's transaction ends, and only
+    /// for a caller that may update the bookkeeping (a role that runs): the function lends no more
+    /// than that. An owner that may not update the table (locking a row needs it) leaves the rows
+    /// unlocked, as commits did before.
+    var holderBody: String {
+        let t = tables
+        let mode = pipeline.layout == .inline ? "FOR NO KEY UPDATE" : "FOR KEY SHARE"
+        return """
+
+            BEGIN
+                IF has_table_privilege(\(PostgresSQL.literal(t.table)), 'UPDATE')
+                    AND has_table_privilege(session_user, 'rederive_records', 'UPDATE') THEN
+                    PERFORM 1 FROM \(t.table) t
+                    JOIN unnest($1, $2) AS c(id, generation) ON t.\(t.id) = c.id
+                    JOIN rederive_records r ON r.source = \(t.source) AND r.record_id = c.id AND r.generation = c.generation
+                    ORDER BY t.\(t.id) \(mode) OF t;
+                END IF;
             END;
 
             """

@@ -11,5 +11,7 @@ extension PipelineTables where Dialect == PostgresSQL {
     var trackerName: String { "rederive_\(pipeline.table)_track" }
     /// The statement trigger that tells listening watchers that payloads were written.
     var notifierName: String { "rederive_\(pipeline.table)_notify" }
+    /// The function a commit calls to lock its records' rows of the table before their bookkeeping rows.
+    var holderName: String { "rederive_\(pipeline.table)_hold" }
 }
 #endif

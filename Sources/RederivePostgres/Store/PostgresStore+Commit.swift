@@ -34,6 +34,9 @@ extension PostgresStore {
                     // updates other columns), and no one reaps the lease until the commit has ended.
                     guard try await Self.holdsForCommit(lease, connection, logger) else { throw self.leaseLost(lease) }
                 }
+                // The records' rows of the pipeline's table before their bookkeeping rows, in the order
+                // an app's DELETE takes them: the two wait for each other, never deadlock.
+                try await self.hold(batch, tables, connection, logger)
                 // Accepting marks the accepted records committed by the run and frees this lease's claims.
                 let accepted = try await self.accept(batch, tables, runID: runID, lease: lease, connection, logger)
                 let writer = PostgresBatchWriter(tables: tables, runID: runID, statements: self.statements)
@@ -98,6 +101,17 @@ extension PostgresStore {
                 WHERE id = \(statement.bind(runID))
                 """
         }
+        try await statements.run(statement, on: connection, logger: logger)
+    }
+
+    /// Locks the batch's rows of the pipeline's table, those still at the generation the batch read,
+    /// through the pipeline's holder function: an app's `DELETE` of one of them then waits for this
+    /// commit, or this commit for it, and never each for the other.
+    private func hold(_ batch: CommitBatch, _ tables: PostgresPipelineTables, _ connection: PostgresConnection, _ logger: Logger) async throws {
+        var statement = SQLStatement()
+        statement.sql = """
+            SELECT \(PostgresSQL.identifier(tables.holderName))(\(statement.bind(batch.recordIDs)), \(statement.bind(batch.generations)))
+            """
         try await statements.run(statement, on: connection, logger: logger)
     }
 
