@@ -18,6 +18,15 @@ struct PostgresRejoinTests {
         #expect(!outcome.errors.contains("\nrederive: ") && !outcome.errors.hasPrefix("rederive: "), "\(who): \(outcome.errors)", sourceLocation: sourceLocation)
     }
 
+    /// Starts `run --workers-only` from worker host `worker`, with the cut workers' batch, rate and lease.
+    static func startWorkersOnly(_ run: ClaimFaultRun, onWorker worker: Int, in directory: URL) throws -> RederiveProcess {
+        try run.workers.start(
+            ["run", "--workers-only", "--db", run.hosts.url(database: run.database), "--parallel", "2", "--batch-size", "10",
+             "--max-rate", "8", "--lease-duration", String(PostgresClaimFaultTests.lease.components.seconds), "--progress", "none"],
+            wrapper: run.hosts.wrapper(worker: worker), in: directory
+        )
+    }
+
     @Test func aWorkerCutInsideAClaimForAMinuteCarriesOnInTheSameRun() async throws {
         try await ClaimFaultRun.with(count: Self.count) { run, _ in
             try run.cutOff(try await run.catchInsideAClaim())
@@ -59,11 +68,7 @@ struct PostgresRejoinTests {
             try await PostgresCrossHostTests.waitUntil("the workers commit again", limit: .seconds(60), state: run.state) {
                 try PostgresWatchTests.count(run.server, run.database, committed) > before + 10 || run.victim.hasEnded || run.survivor.hasEnded
             }
-            let joining = try run.workers.start(
-                ["run", "--workers-only", "--db", run.hosts.url(database: run.database), "--parallel", "2", "--batch-size", "10",
-                 "--max-rate", "8", "--lease-duration", String(PostgresClaimFaultTests.lease.components.seconds), "--progress", "none"],
-                wrapper: run.hosts.wrapper(worker: 0), in: harness.directory
-            )
+            let joining = try Self.startWorkersOnly(run, onWorker: 0, in: harness.directory)
             let joined = try await run.workers.finish(joining)
             Self.expectCarriedOn(joined, "the worker started with --workers-only")
             #expect(!joined.output.contains("nothing to join"), "\(joined.output)")
@@ -102,11 +107,7 @@ struct PostgresRejoinTests {
                 try PostgresWatchTests.count(run.server, run.database, victimCommits) > 0 || run.victim.hasEnded
             }
             try #require(!run.victim.hasEnded && !run.survivor.hasEnded, "a worker ended before --workers-only started: \(run.state())")
-            let joining = try run.workers.start(
-                ["run", "--workers-only", "--db", run.hosts.url(database: run.database), "--parallel", "2", "--batch-size", "10",
-                 "--max-rate", "8", "--lease-duration", String(PostgresClaimFaultTests.lease.components.seconds), "--progress", "none"],
-                wrapper: run.hosts.wrapper(worker: 1), in: harness.directory
-            )
+            let joining = try Self.startWorkersOnly(run, onWorker: 1, in: harness.directory)
             let attached = "SELECT count(*) FROM rederive_leases WHERE process_id = \(joining.child.pid) AND run_id IS NOT NULL"
             try await PostgresCrossHostTests.waitUntil("the worker started with --workers-only derives a run", limit: .seconds(60), state: run.state) {
                 try PostgresWatchTests.count(run.server, run.database, attached) > 0 || joining.hasEnded
