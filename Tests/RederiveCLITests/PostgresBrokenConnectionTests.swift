@@ -114,7 +114,8 @@ struct PostgresBrokenConnectionTests {
 
     /// The server refuses connections long enough for the pool to back off for seconds between its
     /// attempts, and to stop taking requests (its circuit breaker): the first claim once the server
-    /// takes connections again gets its records.
+    /// takes connections again gets its records, and the claims after it are soon served by the
+    /// pool again, not each by a connection of its own.
     @Test func aClaimOnceTheServerTakesConnectionsAgainDoesNotWaitForThePool() async throws {
         let relay = try TCPRelay(to: try PostgresServer.shared().port)
         defer { relay.stop() }
@@ -141,6 +142,18 @@ struct PostgresBrokenConnectionTests {
         relay.refuse(false)
         let claimed = try await store.claim(fixture.plan, limit: 4, byteLimit: 1 << 20, lease: lease)
         #expect(claimed.count == 4)
+        // Within the pool's longest backoff, three claims in a row open no connection.
+        let back = ContinuousClock.now
+        var pooled = false
+        while !pooled && ContinuousClock.now - back < .seconds(90) {
+            let opened = relay.connectionsOpened
+            for _ in 0..<3 {
+                _ = try await store.claim(fixture.plan, limit: 1, byteLimit: 1 << 20, lease: lease)
+            }
+            pooled = relay.connectionsOpened == opened
+            if !pooled { try await Task.sleep(for: .milliseconds(500)) }
+        }
+        #expect(pooled, "every claim still opened a connection of its own \(ContinuousClock.now - back) after the server was back")
     }
 
     /// A psql session, on a thread of its own, holding a lock every claim waits for, a few seconds.

@@ -178,7 +178,7 @@ package struct LeaseKeeper: Sendable {
                         if let renewed {
                             renewed(error)
                         } else if let outages {
-                            outages.failed("\(error)")
+                            outages.failed("\(error)", since: attempt)
                         }
                         logger.debug("cannot renew the lease", metadata: ["error": "\(error)"])
                         if let outageLimit, OutageLimit.passed(outageLimit, since: since) {

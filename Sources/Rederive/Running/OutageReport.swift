@@ -17,9 +17,15 @@ package final class OutageReport: Sendable {
         var lastLine: ContinuousClock.Instant
     }
 
+    private struct State {
+        var outage: Outage?
+        /// When the last outage ended: an attempt begun before then that fails after belongs to it.
+        var lastEnded: ContinuousClock.Instant?
+    }
+
     private let logger: Logger
     private let metadata: Logger.Metadata
-    private let state = Mutex<Outage?>(nil)
+    private let state = Mutex(State())
 
     /// A report that logs to `logger`, each line with `metadata` (such as the database it names).
     package init(logger: Logger, metadata: Logger.Metadata = [:]) {
@@ -29,22 +35,27 @@ package final class OutageReport: Sendable {
 
     /// When the outage going on began; nil while the database is reached.
     package var began: ContinuousClock.Instant? {
-        state.withLock { $0?.began }
+        state.withLock { $0.outage?.began }
     }
 
-    /// An attempt failed for `reason`: the outage begins (one warning), unless it has; a reminder is
-    /// due when the last line is 30 s old.
-    package func failed(_ reason: String) {
+    /// An attempt begun at `attempt` failed for `reason`: the outage begins (one warning), unless it
+    /// has; a reminder is due when the last line is 30 s old.
+    ///
+    /// An attempt begun before the last outage ended, that fails once it has, begins nothing: it was
+    /// cut by that outage (a connection the server ended as it stopped, failing only now), and is no
+    /// news of the database since. Tried again, it tells: a new outage begins with its next failure.
+    package func failed(_ reason: String, since attempt: ContinuousClock.Instant = .now) {
         let now = ContinuousClock.now
         enum Line { case began, reminder(Duration) }
         let line = state.withLock { state -> Line? in
-            guard var outage = state else {
-                state = Outage(began: now, lastLine: now)
+            guard var outage = state.outage else {
+                if let ended = state.lastEnded, attempt < ended { return nil }
+                state.outage = Outage(began: now, lastLine: now)
                 return .began
             }
             guard outage.lastLine.duration(to: now) >= Self.reminderInterval else { return nil }
             outage.lastLine = now
-            state = outage
+            state.outage = outage
             return .reminder(outage.began.duration(to: now))
         }
         var metadata = self.metadata
@@ -66,8 +77,9 @@ package final class OutageReport: Sendable {
     package func reached(since attempt: ContinuousClock.Instant = .now) {
         let now = ContinuousClock.now
         let began = state.withLock { state -> ContinuousClock.Instant? in
-            guard let outage = state, outage.began <= attempt else { return nil }
-            state = nil
+            guard let outage = state.outage, outage.began <= attempt else { return nil }
+            state.outage = nil
+            state.lastEnded = now
             return outage.began
         }
         guard let began else { return }

@@ -141,6 +141,12 @@ package enum ConnectionFailure {
         return "the request for a connection was cancelled"
     }
 
+    /// Whether `error` is the connection pool's saying that it was shut down (the store was closed).
+    package static func isPoolShutdown(_ error: any Error) -> Bool {
+        let text = "\(error)"
+        return text.hasPrefix("ConnectionPoolError") && text.contains("poolShutdown")
+    }
+
     /// What a socket's `errno` means for a connection to a server.
     package static func reason(errno code: Int32) -> String {
         switch code {

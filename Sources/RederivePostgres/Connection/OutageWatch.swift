@@ -13,7 +13,9 @@ import Synchronization
 /// pool's first failed connection, a statement whose connection failed or got no answer, or the loss
 /// of a watcher's listening connection; it ends with the first statement begun since that the server
 /// answers, or the listening connection made again. A statement begun before the outage ends
-/// nothing: the outage would be logged as over while it goes on, and again as it is noticed. A
+/// nothing: the outage would be logged as over while it goes on, and again as it is noticed. Nor
+/// does one begun before the outage ended, that fails after, begin another: a restart that cuts
+/// an idle watcher's listening connection first would otherwise be logged twice. A
 /// session the server ended for being idle (`idle_session_timeout`) is no outage. The pool's own
 /// messages (one per attempt, in SwiftNIO's words) are only for `debug`.
 final class OutageWatch: Sendable {
@@ -24,23 +26,39 @@ final class OutageWatch: Sendable {
         var next: UInt64 = 0
     }
     private let refusal = Mutex(Refusal())
-    /// Whether the pool's last connection attempt failed, and the statements waiting for one of its
-    /// connections meanwhile.
+    /// Whether the pool's last connection attempt failed, the statements waiting for one of its
+    /// connections meanwhile, and how to learn that it connects again.
     private struct PoolState {
         var failing = false
         var waiting: [UInt64: @Sendable (String) -> Void] = [:]
         var next: UInt64 = 0
+        var probe: (@Sendable () async -> PoolProbe)?
+        var probing = false
     }
     private let pool = Mutex(PoolState())
+
+    /// What asking the pool for a connection found.
+    enum PoolProbe: Sendable {
+        /// It handed one out: it connects again.
+        case connected
+        /// It did not, for now.
+        case failed
+        /// It is shut down: the store was closed.
+        case shutDown
+    }
+
+    /// How long a probe that found no connection waits before it asks again.
+    static let probePause: Duration = .seconds(1)
 
     init(logger: Logger, database: String) {
         report = OutageReport(logger: logger, metadata: ["database": "\(database)"])
     }
 
-    /// A connection could not be made, or a statement's failed, for `reason`: the outage begins
-    /// unless it already has, and a reminder is logged when one is due.
-    func connectionFailed(_ reason: String) {
-        report.failed(reason)
+    /// A connection could not be made, or a statement's begun at `attempt` failed, for `reason`: the
+    /// outage begins unless it already has, or the attempt began before the last outage ended (it
+    /// was cut by that one), and a reminder is logged when one is due.
+    func connectionFailed(_ reason: String, since attempt: ContinuousClock.Instant = .now) {
+        report.failed(reason, since: attempt)
     }
 
     /// The server answered a statement, or a connection, begun at `attempt`: the outage, if there was
@@ -83,23 +101,45 @@ final class OutageWatch: Sendable {
     /// Whether the pool's connection attempts fail: it then makes one at a time, after waits that grow
     /// to a minute, and hands out no connection between them, however soon the server is back.
     /// Statements connect on their own meanwhile (``PostgresStore/watched(within:cancelled:_:)``), so
-    /// that the run's own retries, capped at a few seconds, find the server once it is back.
+    /// that the run's own retries, capped at a few seconds, find the server once it is back, until a
+    /// probe gets a connection from the pool again.
     var poolFailing: Bool { pool.withLock { $0.failing } }
 
     /// The pool could not make a connection, for `reason`: every statement waiting for one of its
-    /// connections ends with the reason at once, to be tried again on a connection of its own.
+    /// connections ends with the reason at once, to be tried again on a connection of its own, and
+    /// a probe asks the pool for a connection until it hands one out (``probingPool(with:)``).
     func poolConnectionFailed(_ reason: String) {
-        let waiting = pool.withLock { pool in
+        let (waiting, probe) = pool.withLock { pool in
             pool.failing = true
             defer { pool.waiting = [:] }
-            return Array(pool.waiting.values)
+            let probe = pool.probing ? nil : pool.probe
+            if probe != nil { pool.probing = true }
+            return (Array(pool.waiting.values), probe)
         }
         for end in waiting { end(reason) }
+        if let probe { startProbing(probe) }
     }
 
-    /// The pool made a connection: statements use its connections again.
-    func poolConnected() {
-        pool.withLock { $0.failing = false }
+    /// Asks the pool for a connection with `probe` once its connection attempts fail, since its log
+    /// tells of a failed attempt but not of one that succeeds: the pool serves statements again once
+    /// it hands a connection out.
+    func probingPool(with probe: @escaping @Sendable () async -> PoolProbe) {
+        pool.withLock { $0.probe = probe }
+    }
+
+    /// One probe at a time, until the pool hands out a connection or is shut down.
+    private func startProbing(_ probe: @escaping @Sendable () async -> PoolProbe) {
+        Task { [self] in
+            var outcome = await probe()
+            while outcome == .failed {
+                try? await Task.sleep(for: Self.probePause)
+                outcome = await probe()
+            }
+            pool.withLock { pool in
+                pool.probing = false
+                if outcome == .connected { pool.failing = false }
+            }
+        }
     }
 
     /// Runs `end` with the reason when the pool's connection attempts fail, at once when they do
@@ -149,8 +189,6 @@ struct PoolLogHandler: LogHandler {
                 watch.connectionFailed(reason)
                 watch.poolConnectionFailed(reason)
             }
-        } else if "\(event.message)" == "Connection established" {
-            watch.poolConnected()
         }
         var merged = metadata
         if let extra = event.metadata {

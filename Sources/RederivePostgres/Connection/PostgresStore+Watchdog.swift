@@ -91,6 +91,7 @@ extension PostgresStore {
         within limit: Duration?, cancelled: CancelledTransaction,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async -> Result<T, any Error> {
+        let begun = ContinuousClock.now
         let watch = TransactionWatch<T>()
         let client = self.client
         let outage = self.outage
@@ -164,7 +165,7 @@ extension PostgresStore {
             }
         }
         if case .failure(let error) = outcome, let reason = Self.outageReason(error) {
-            outage.connectionFailed(reason)
+            outage.connectionFailed(reason, since: begun)
         }
         return outcome
     }

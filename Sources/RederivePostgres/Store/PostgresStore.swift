@@ -104,6 +104,15 @@ public final class PostgresStore: Sendable {
         let poolLogger = Logger(label: logger.label, factory: { _ in PoolLogHandler(watch: outage, forward: logger, location: location.description) })
         let client = PostgresClient(configuration: configuration, backgroundLogger: poolLogger)
         self.client = client
+        outage.probingPool { [weak client] in
+            guard let client else { return .shutDown }
+            do {
+                try await client.withConnection { _ in }
+                return .connected
+            } catch {
+                return ConnectionFailure.isPoolShutdown(error) ? .shutDown : .failed
+            }
+        }
         running = Task { await client.run() }
         do {
             if creatingBookkeeping {
