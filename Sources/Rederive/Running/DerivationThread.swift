@@ -14,7 +14,10 @@ import Synchronization
 /// only the threads the work needs.
 final class DerivationThread: Sendable {
     private let name: String
-    private let job = Mutex<(@Sendable () -> Void)?>(nil)
+    /// A piece of work: it runs, and returns what tells its waiter, which the thread calls only once
+    /// it has let the work go (and whatever the work holds: a worker, so a store).
+    private typealias Job = @Sendable () -> @Sendable () -> Void
+    private let job = Mutex<Job?>(nil)
     private let started = Atomic<Bool>(false)
     private let stopping = Atomic<Bool>(false)
     private let wake = DispatchSemaphore(value: 0)
@@ -39,8 +42,13 @@ final class DerivationThread: Sendable {
     private func loop() {
         while true {
             wake.wait()
-            if let next = job.withLock({ $0.take() }) {
-                next()
+            var next = job.withLock { $0.take() }
+            if next != nil {
+                let tell = next!()
+                // Let go of the work before its waiter goes on: a run that has returned holds no store
+                // through a thread still ending its last piece of work (a restore waits for none).
+                next = nil
+                tell()
             } else if stopping.load(ordering: .acquiring) {
                 return
             }
@@ -55,6 +63,12 @@ final class DerivationThread: Sendable {
 
     /// Hands `work` to this thread, which must be idle, and returns at once.
     func submit(_ work: @escaping @Sendable () -> Void) {
+        submit(telling: { work(); return {} })
+    }
+
+    /// Hands `work` to this thread, which must be idle, and returns at once; what `work` returns is
+    /// called once the thread has let `work` go.
+    private func submit(telling work: @escaping Job) {
         job.withLock { $0 = work }
         start()
         wake.signal()
@@ -74,7 +88,10 @@ final class DerivationThread: Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
                 waiter.continuation.withLock { $0 = continuation }
-                submit { waiter.resume(returning: work { waiter.isCancelled }) }
+                submit(telling: {
+                    let value = work { waiter.isCancelled }
+                    return { waiter.resume(returning: value) }
+                })
                 // Cancelled before the continuation was stored: the handler found nothing to resume.
                 if Task.isCancelled {
                     waiter.abandon(after: grace)
