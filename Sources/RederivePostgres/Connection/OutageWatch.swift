@@ -32,6 +32,9 @@ final class OutageWatch: Sendable {
         var failing = false
         var waiting: [UInt64: @Sendable (String) -> Void] = [:]
         var next: UInt64 = 0
+        /// The pool's failed attempts so far: a probe that got a connection while another failed
+        /// tells nothing of now, and asks again.
+        var failures: UInt64 = 0
         var probe: (@Sendable () async -> PoolProbe)?
         var probing = false
     }
@@ -111,6 +114,7 @@ final class OutageWatch: Sendable {
     func poolConnectionFailed(_ reason: String) {
         let (waiting, probe) = pool.withLock { pool in
             pool.failing = true
+            pool.failures += 1
             defer { pool.waiting = [:] }
             let probe = pool.probing ? nil : pool.probe
             if probe != nil { pool.probing = true }
@@ -130,14 +134,23 @@ final class OutageWatch: Sendable {
     /// One probe at a time, until the pool hands out a connection or is shut down.
     private func startProbing(_ probe: @escaping @Sendable () async -> PoolProbe) {
         Task { [self] in
-            var outcome = await probe()
-            while outcome == .failed {
+            while true {
+                let failures = pool.withLock { $0.failures }
+                let outcome = await probe()
+                let done = pool.withLock { pool -> Bool in
+                    switch outcome {
+                    case .connected where pool.failures == failures:
+                        pool.failing = false
+                    case .shutDown:
+                        break
+                    case .connected, .failed:
+                        return false
+                    }
+                    pool.probing = false
+                    return true
+                }
+                if done { return }
                 try? await Task.sleep(for: Self.probePause)
-                outcome = await probe()
-            }
-            pool.withLock { pool in
-                pool.probing = false
-                if outcome == .connected { pool.failing = false }
             }
         }
     }
