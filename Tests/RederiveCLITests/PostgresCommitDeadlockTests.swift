@@ -1,5 +1,8 @@
 #if PostgreSQL
 import Foundation
+import Rederive
+import RederivePostgres
+import RoomScan
 import Testing
 
 /// An app deleting a record while a worker commits it: the app's `DELETE` locks the table's row and
@@ -178,6 +181,31 @@ struct PostgresCommitDeadlockTests {
                     || '|' || (SELECT count(*) FROM room_scans WHERE id = \(recordID))
                 """).trimmingCharacters(in: .whitespacesAndNewlines)
             #expect(left == "18|18|0", "rows | derived rows | the deleted record's rows")
+        }
+    }
+
+    /// A pipeline last prepared by a rederive without holder functions has none, and the store's
+    /// rollback does not prepare pipelines (the command's opening does): it then puts back values
+    /// without locking the table's rows, as before.
+    @Test func aRollbackWithoutTheHolderFunctionPutsBackAsBefore() async throws {
+        let server = try PostgresServer.shared()
+        let url = try server.makeDatabase()
+        let database = PostgresServer.databaseName(in: url)
+        try await CommandHarness.withHarness(serverDatabase: url) { harness in
+            let generated = try await harness.rederive("generate", "--count", "5", "--seed", "5")
+            try #require(generated.status == 0, "\(generated.errors)")
+            let derived = try await harness.rederive("run", "--progress", "none")
+            try #require(derived.status == 0, "\(derived.errors)")
+            let entries = try server.psql(database, """
+                SELECT count(*) FROM rederive_replaced k, jsonb_object_keys(k.processors) WHERE k.run_id = 1
+                """).trimmingCharacters(in: .whitespacesAndNewlines)
+            try server.psql(database, "DROP FUNCTION rederive_room_scans_hold(bigint[], bigint[])")
+            let store = try await PostgresStore(url: url)
+            defer { store.close() }
+            let report = try await store.rollback(run: 1, pipelines: [RoomScan.pipeline])
+            #expect("\(report.restored.count)" == entries && report.skipped.isEmpty, "\(report.restored.count) of \(entries) restored")
+            let holders = try server.psql(database, "SELECT count(*) FROM pg_proc WHERE proname = 'rederive_room_scans_hold'")
+            #expect(holders.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "the store's rollback does not prepare the pipeline")
         }
     }
 
