@@ -1,5 +1,8 @@
 #if PostgreSQL
 import Foundation
+import Rederive
+import RederivePostgres
+import RoomScan
 import Testing
 
 /// An app deleting a record while a worker commits it: the app's `DELETE` locks the table's row and
@@ -11,7 +14,7 @@ import Testing
 /// the worker's commit waits there, after it has checked its records and before it writes their
 /// derived rows; the app's delete of one of those records begins then, and the lock is let go once
 /// the delete waits too.
-@Suite("PostgreSQL commits and an app's deletes", .enabled(if: PostgresServer.testsRun, PostgresServer.skipReason), .timeLimit(.minutes(3)))
+@Suite("PostgreSQL commits, rollbacks and an app's deletes", .enabled(if: PostgresServer.testsRun, PostgresServer.skipReason), .timeLimit(.minutes(3)))
 struct PostgresCommitDeadlockTests {
     @Test func anAppDeletingARecordAWorkerCommitsNeitherDeadlocksNorFails() async throws {
         let server = try PostgresServer.shared()
@@ -86,6 +89,123 @@ struct PostgresCommitDeadlockTests {
             #expect(deadlocks.isEmpty, "\(deadlocks)")
             // The deleted record is gone with its derived row; every other one is derived.
             #expect(left == "19|19|0", "rows | derived rows | the deleted record's rows")
+        }
+    }
+
+    /// The same with `rederive rollback`, which locks the bookkeeping rows of every record it puts
+    /// back, then writes their companion rows. The rollback is held up in between, by a third session
+    /// holding `rederive_stamps` locked (it reads the stamps after locking the records; the app's
+    /// delete locks the record's bookkeeping row before its stamps). The app's delete of one of those
+    /// records begins then: had the rollback not locked the table's row first, the delete would
+    /// remove the companion row by its cascade and wait for the bookkeeping row, and the rollback,
+    /// let go, would wait for that companion row, a deadlock every time.
+    @Test func anAppDeletingARecordARollbackPutsBackNeitherDeadlocksNorFails() async throws {
+        let server = try PostgresServer.shared()
+        let url = try server.makeDatabase()
+        let database = PostgresServer.databaseName(in: url)
+        let logStart = try Self.serverLog(server).count
+        try await CommandHarness.withHarness(serverDatabase: url) { harness in
+            let generated = try await harness.rederive("generate", "--count", "20", "--seed", "5")
+            try #require(generated.status == 0, "\(generated.errors)")
+            let derived = try await harness.rederive("run", "--progress", "none")
+            try #require(derived.status == 0, "\(derived.errors)")
+            // Run 1 replaced every record's values; one record is deleted before the rollback, as an app may.
+            let entries = try #require(Int(try server.psql(database, """
+                SELECT count(*) FROM rederive_replaced k, jsonb_object_keys(k.processors) WHERE k.run_id = 1
+                """).trimmingCharacters(in: .whitespacesAndNewlines)))
+            try #require(entries > 0 && entries % 20 == 0, "\(entries) kept entries")
+            let gone = try #require(try server.psqlRows(database, "SELECT min(id) FROM room_scans").first?.first)
+            try server.psql(database, "DELETE FROM room_scans WHERE id = \(gone)")
+            try server.psql(database, "CREATE EXTENSION IF NOT EXISTS pgrowlocks")
+            // Held for 20 s at most, and let go sooner below.
+            let locker = Self.blocking {
+                try? server.psql(database, "BEGIN; LOCK TABLE rederive_stamps IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(20); COMMIT")
+            }
+            try await PostgresCrossHostTests.waitUntil("rederive_stamps is locked", limit: .seconds(30)) {
+                !(try server.psqlRows(database, """
+                    SELECT 1 FROM pg_locks WHERE relation = 'rederive_stamps'::regclass AND mode = 'AccessExclusiveLock' AND granted
+                    """)).isEmpty
+            }
+            let rollback = try RederiveProcess.start(["rollback", "1", "--db", url], in: harness.directory)
+            defer { rollback.kill() }
+            // The rollback waits for the stamps, holding the records it locked before reading them.
+            var rollbackPID = ""
+            try await PostgresCrossHostTests.waitUntil("the rollback waits for rederive_stamps", limit: .seconds(30), state: { rollback.errorsSoFar() }) {
+                rollbackPID = try server.psqlRows(database, """
+                    SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FROM rederive_replaced k%'
+                    """).first?.first ?? ""
+                return !rollbackPID.isEmpty
+            }
+            let recordID = try #require(try server.psqlRows(database, """
+                SELECT r.record_id FROM rederive_records r JOIN pgrowlocks('rederive_records') l ON r.ctid = l.locked_row
+                WHERE \(rollbackPID) = ANY(l.pids) ORDER BY r.record_id LIMIT 1
+                """).first?.first, "the waiting rollback holds no record")
+            let app = Self.blocking { () -> String? in
+                do {
+                    try server.psql(database, "DELETE FROM room_scans WHERE id = \(recordID)")
+                    return nil
+                } catch {
+                    return "\(error)"
+                }
+            }
+            var appPID = ""
+            try await PostgresCrossHostTests.waitUntil("the app's delete waits", limit: .seconds(30)) {
+                appPID = try server.psqlRows(database, """
+                    SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM room_scans WHERE%'
+                    """).first?.first ?? ""
+                return !appPID.isEmpty
+            }
+            for row in try server.psqlRows(database, """
+                SELECT pid FROM pg_stat_activity WHERE query LIKE '%LOCK TABLE rederive_stamps%' AND pid <> pg_backend_pid()
+                """) {
+                try server.psql(database, "SELECT pg_cancel_backend(\(row[0]))")
+            }
+            _ = await locker.value
+            let refused = await app.value
+            let outcome = try await rollback.wait()
+            // The rollback ends as it should: every record put back but the one deleted before it,
+            // which is reported skipped.
+            #expect(!outcome.signaled && outcome.status == 0, "\(outcome.status): \(outcome.errors)")
+            let perRecord = entries / 20
+            let summary = "rolled back run 1: \(entries - perRecord) restored, \(perRecord) skipped"
+            #expect(outcome.output.hasPrefix(summary), "\(outcome.output)")
+            let deleted = outcome.output.split(separator: "\n").filter { $0.hasPrefix("  skipped #\(gone) ") && $0.hasSuffix(": the record was deleted") }
+            #expect(deleted.count == perRecord, "\(outcome.output)")
+            // Neither is ended as a deadlock's victim.
+            #expect(refused == nil, "the app's delete failed: \(refused ?? "")")
+            #expect(!outcome.errors.contains("deadlock") && !outcome.errors.contains("40P01"), "\(outcome.errors)")
+            let deadlocks = try Self.deadlocks(of: [rollbackPID, appPID], in: server, since: logStart)
+            #expect(deadlocks.isEmpty, "\(deadlocks)")
+            let left = try server.psql(database, """
+                SELECT (SELECT count(*) FROM room_scans) || '|' || (SELECT count(*) FROM room_scans_derived)
+                    || '|' || (SELECT count(*) FROM room_scans WHERE id = \(recordID))
+                """).trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(left == "18|18|0", "rows | derived rows | the deleted record's rows")
+        }
+    }
+
+    /// A pipeline last prepared by a rederive without holder functions has none, and the store's
+    /// rollback does not prepare pipelines (the command's opening does): it then puts back values
+    /// without locking the table's rows, as before.
+    @Test func aRollbackWithoutTheHolderFunctionPutsBackAsBefore() async throws {
+        let server = try PostgresServer.shared()
+        let url = try server.makeDatabase()
+        let database = PostgresServer.databaseName(in: url)
+        try await CommandHarness.withHarness(serverDatabase: url) { harness in
+            let generated = try await harness.rederive("generate", "--count", "5", "--seed", "5")
+            try #require(generated.status == 0, "\(generated.errors)")
+            let derived = try await harness.rederive("run", "--progress", "none")
+            try #require(derived.status == 0, "\(derived.errors)")
+            let entries = try server.psql(database, """
+                SELECT count(*) FROM rederive_replaced k, jsonb_object_keys(k.processors) WHERE k.run_id = 1
+                """).trimmingCharacters(in: .whitespacesAndNewlines)
+            try server.psql(database, "DROP FUNCTION rederive_room_scans_hold(bigint[], bigint[])")
+            let store = try await PostgresStore(url: url)
+            defer { store.close() }
+            let report = try await store.rollback(run: 1, pipelines: [RoomScan.pipeline])
+            #expect("\(report.restored.count)" == entries && report.skipped.isEmpty, "\(report.restored.count) of \(entries) restored")
+            let holders = try server.psql(database, "SELECT count(*) FROM pg_proc WHERE proname = 'rederive_room_scans_hold'")
+            #expect(holders.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "the store's rollback does not prepare the pipeline")
         }
     }
 

@@ -18,7 +18,7 @@ struct PostgresGrantTests {
             .filter { $0.contains("TO \(role);") }
     }
 
-    @Test func theDocumentedGrantsAreEnoughToRunAndToReadStatus() async throws {
+    @Test func theDocumentedGrantsAreEnoughToRunRollBackAndReadStatus() async throws {
         let runGrants = try Self.readmeGrants(to: "rederive_run")
         let statusGrants = try Self.readmeGrants(to: "rederive_status")
         try #require(runGrants.count == 1 && statusGrants.count == 1, "docs/postgresql.md must show one GRANT block per role")
@@ -39,6 +39,10 @@ struct PostgresGrantTests {
             _ = try await harness.rederive("invalidate", "--processor", "floor_area", "--db", runner)
             let again = try await harness.rederive("run", "--db", runner, "--progress", "none")
             #expect(again.output.contains("13 unchanged"), "\(again.output)\(again.errors)")
+            // A rollback locks the app's rows through the holder function, which this role may call.
+            let rollback = try await harness.rederive("rollback", "1", "--db", runner)
+            #expect(rollback.status == 0, "\(rollback.errors)")
+            #expect(rollback.output.hasPrefix("rolled back run 1: "), "\(rollback.output)")
 
             let reader = server.url(database: database, user: "rederive_status")
             for arguments in [["status"], ["failures"], ["history"], ["report", harness.directory.appendingPathComponent("state.html").path]] {

@@ -128,8 +128,9 @@ extension PipelineSchema where Dialect == PostgresSQL {
             """
     }
 
-    /// The function a commit calls with its records' ids and the generations it read, before it locks
-    /// their bookkeeping rows: it locks their rows of the pipeline's table, in the order of their ids.
+    /// The function a commit (or a rollback) calls with its records' ids and the generations it read,
+    /// before it locks their bookkeeping rows: it locks their rows of the pipeline's table, in the
+    /// order of their ids.
     var holderSignature: String { "\(PostgresSQL.identifier(tables.holderName))(bigint[], bigint[])" }
 
     /// The holder's PL/pgSQL. An app's `DELETE` locks the table's row, then, by the trigger, the

@@ -147,6 +147,9 @@ struct PostgresRollback {
     /// The run's kept entries with what each record holds now, the records' rows locked first so that
     /// no commit changes them meanwhile.
     private func read(_ connection: PostgresConnection, _ logger: Logger) async throws -> Kept {
+        // The records' rows of the pipeline's table before their bookkeeping rows, in the order an
+        // app's DELETE takes them, as commits do: the two wait for each other, never deadlock.
+        try await hold(connection, logger)
         var lock = SQLStatement()
         lock.sql = """
             SELECT r.record_id FROM rederive_records r
@@ -187,6 +190,25 @@ struct PostgresRollback {
             }
         }
         return kept
+    }
+
+    /// Locks, through the pipeline's holder function, the rows of the pipeline's table of the records
+    /// the run kept values of that are still at the generation its last write derived from: the only
+    /// ones whose values it may put back (`RollbackPlan`), so the only ones whose table or companion
+    /// rows it writes. A pipeline last prepared before there were holder functions has none; its rows
+    /// are left unlocked, as before.
+    private func hold(_ connection: PostgresConnection, _ logger: Logger) async throws {
+        let signature = PostgresPipelineSchema(tables: tables).holderSignature
+        var exists = SQLStatement()
+        exists.sql = "SELECT count(*) FROM pg_proc WHERE oid = to_regprocedure(\(exists.bind(signature)))"
+        guard try await connection.count(exists, logger: logger) > 0 else { return }
+        var statement = SQLStatement()
+        statement.sql = """
+            SELECT \(PostgresSQL.identifier(tables.holderName))(
+                array_agg(record_id ORDER BY record_id), array_agg(generation ORDER BY record_id))
+            FROM rederive_replaced WHERE run_id = \(statement.bind(runID)) AND pipeline = \(statement.bind(pipeline.name))
+            """
+        try await connection.run(statement, logger: logger)
     }
 
     /// A kept stamp entry, as `rederive_replaced` holds it.
