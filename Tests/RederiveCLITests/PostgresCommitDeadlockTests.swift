@@ -48,25 +48,8 @@ struct PostgresCommitDeadlockTests {
                     """).first?.first ?? ""
                 return !commitPID.isEmpty
             }
-            let recordID = try #require(try server.psqlRows(database, """
-                SELECT r.record_id FROM rederive_records r JOIN pgrowlocks('rederive_records') l ON r.ctid = l.locked_row
-                WHERE \(commitPID) = ANY(l.pids) ORDER BY r.record_id LIMIT 1
-                """).first?.first, "the waiting commit holds no record")
-            let app = Self.blocking { () -> String? in
-                do {
-                    _ = try server.psql(database, "DELETE FROM room_scans WHERE id = \(recordID)")
-                    return nil
-                } catch {
-                    return "\(error)"
-                }
-            }
-            var appPID = ""
-            try await PostgresCrossHostTests.waitUntil("the app's delete waits", limit: .seconds(30)) {
-                appPID = try server.psqlRows(database, """
-                    SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM room_scans WHERE%'
-                    """).first?.first ?? ""
-                return !appPID.isEmpty
-            }
+            let recordID = try #require(try Self.firstRecord(lockedBy: commitPID, server, database), "the waiting commit holds no record")
+            let (app, appPID) = try await Self.deleteWaiting(recordID, server, database)
             // Let go: the commit and the delete go on, in whatever order the locks allow.
             for row in try server.psqlRows(database, lockerPID) {
                 _ = try server.psql(database, "SELECT pg_cancel_backend(\(row[0]))")
@@ -76,10 +59,7 @@ struct PostgresCommitDeadlockTests {
             let outcome = try await worker.wait()
             // The worker ends as it should.
             #expect(!outcome.signaled && outcome.status == 0, "\(outcome.status): \(outcome.errors)")
-            let left = try server.psql(database, """
-                SELECT (SELECT count(*) FROM room_scans) || '|' || (SELECT count(*) FROM room_scans_derived)
-                    || '|' || (SELECT count(*) FROM room_scans WHERE id = \(recordID))
-                """).trimmingCharacters(in: .whitespacesAndNewlines)
+            let left = try Self.rowsLeft(deleting: recordID, server, database)
             // Neither is ended as a deadlock's victim: the delete waited for the commit, or the commit for it.
             // The server logs a deadlock under its victim's pid, one of these two, whichever the victim;
             // a worker tries a commit that lost again, without a word at its default log level.
@@ -136,25 +116,8 @@ struct PostgresCommitDeadlockTests {
                     """).first?.first ?? ""
                 return !rollbackPID.isEmpty
             }
-            let recordID = try #require(try server.psqlRows(database, """
-                SELECT r.record_id FROM rederive_records r JOIN pgrowlocks('rederive_records') l ON r.ctid = l.locked_row
-                WHERE \(rollbackPID) = ANY(l.pids) ORDER BY r.record_id LIMIT 1
-                """).first?.first, "the waiting rollback holds no record")
-            let app = Self.blocking { () -> String? in
-                do {
-                    try server.psql(database, "DELETE FROM room_scans WHERE id = \(recordID)")
-                    return nil
-                } catch {
-                    return "\(error)"
-                }
-            }
-            var appPID = ""
-            try await PostgresCrossHostTests.waitUntil("the app's delete waits", limit: .seconds(30)) {
-                appPID = try server.psqlRows(database, """
-                    SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM room_scans WHERE%'
-                    """).first?.first ?? ""
-                return !appPID.isEmpty
-            }
+            let recordID = try #require(try Self.firstRecord(lockedBy: rollbackPID, server, database), "the waiting rollback holds no record")
+            let (app, appPID) = try await Self.deleteWaiting(recordID, server, database)
             for row in try server.psqlRows(database, """
                 SELECT pid FROM pg_stat_activity WHERE query LIKE '%LOCK TABLE rederive_stamps%' AND pid <> pg_backend_pid()
                 """) {
@@ -176,10 +139,7 @@ struct PostgresCommitDeadlockTests {
             #expect(!outcome.errors.contains("deadlock") && !outcome.errors.contains("40P01"), "\(outcome.errors)")
             let deadlocks = try Self.deadlocks(of: [rollbackPID, appPID], in: server, since: logStart)
             #expect(deadlocks.isEmpty, "\(deadlocks)")
-            let left = try server.psql(database, """
-                SELECT (SELECT count(*) FROM room_scans) || '|' || (SELECT count(*) FROM room_scans_derived)
-                    || '|' || (SELECT count(*) FROM room_scans WHERE id = \(recordID))
-                """).trimmingCharacters(in: .whitespacesAndNewlines)
+            let left = try Self.rowsLeft(deleting: recordID, server, database)
             #expect(left == "18|18|0", "rows | derived rows | the deleted record's rows")
         }
     }
@@ -207,6 +167,43 @@ struct PostgresCommitDeadlockTests {
             let holders = try server.psql(database, "SELECT count(*) FROM pg_proc WHERE proname = 'rederive_room_scans_hold'")
             #expect(holders.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "the store's rollback does not prepare the pipeline")
         }
+    }
+
+    /// The lowest id among the records whose bookkeeping rows server process `pid` holds locked.
+    static func firstRecord(lockedBy pid: String, _ server: PostgresServer, _ database: String) throws -> String? {
+        try server.psqlRows(database, """
+            SELECT r.record_id FROM rederive_records r JOIN pgrowlocks('rederive_records') l ON r.ctid = l.locked_row
+            WHERE \(pid) = ANY(l.pids) ORDER BY r.record_id LIMIT 1
+            """).first?.first
+    }
+
+    /// Starts an app's `DELETE` of record `recordID` and returns once it waits for a lock: its task,
+    /// which ends with its error if the server refused it, and its server process.
+    static func deleteWaiting(_ recordID: String, _ server: PostgresServer, _ database: String) async throws -> (Task<String?, Never>, String) {
+        let app = blocking { () -> String? in
+            do {
+                try server.psql(database, "DELETE FROM room_scans WHERE id = \(recordID)")
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
+        var pid = ""
+        try await PostgresCrossHostTests.waitUntil("the app's delete waits", limit: .seconds(30)) {
+            pid = try server.psqlRows(database, """
+                SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM room_scans WHERE%'
+                """).first?.first ?? ""
+            return !pid.isEmpty
+        }
+        return (app, pid)
+    }
+
+    /// `rows|derived rows|rows of record recordID` of the app's table and its companion.
+    static func rowsLeft(deleting recordID: String, _ server: PostgresServer, _ database: String) throws -> String {
+        try server.psql(database, """
+            SELECT (SELECT count(*) FROM room_scans) || '|' || (SELECT count(*) FROM room_scans_derived)
+                || '|' || (SELECT count(*) FROM room_scans WHERE id = \(recordID))
+            """).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// The cluster's log, which every test of the process shares.
