@@ -41,13 +41,10 @@ struct PostgresCommitDeadlockTests {
             )
             defer { worker.kill() }
             // The worker's commit waits for the lock, holding what it took before writing values.
-            var commitPID = ""
-            try await PostgresCrossHostTests.waitUntil("the worker's commit waits for the companion table", limit: .seconds(60), state: { worker.errorsSoFar() }) {
-                commitPID = try server.psqlRows(database, """
-                    SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO %room_scans_derived%'
-                    """).first?.first ?? ""
-                return !commitPID.isEmpty
-            }
+            let commitPID = try await Self.waitingForALock(
+                "INSERT INTO %room_scans_derived%", "the worker's commit waits for the companion table", server, database,
+                limit: .seconds(60), state: { worker.errorsSoFar() }
+            )
             let recordID = try #require(try Self.firstRecord(lockedBy: commitPID, server, database), "the waiting commit holds no record")
             let (app, appPID) = try await Self.deleteWaiting(recordID, server, database)
             // Let go: the commit and the delete go on, in whatever order the locks allow.
@@ -109,13 +106,9 @@ struct PostgresCommitDeadlockTests {
             let rollback = try RederiveProcess.start(["rollback", "1", "--db", url], in: harness.directory)
             defer { rollback.kill() }
             // The rollback waits for the stamps, holding the records it locked before reading them.
-            var rollbackPID = ""
-            try await PostgresCrossHostTests.waitUntil("the rollback waits for rederive_stamps", limit: .seconds(30), state: { rollback.errorsSoFar() }) {
-                rollbackPID = try server.psqlRows(database, """
-                    SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FROM rederive_replaced k%'
-                    """).first?.first ?? ""
-                return !rollbackPID.isEmpty
-            }
+            let rollbackPID = try await Self.waitingForALock(
+                "%FROM rederive_replaced k%", "the rollback waits for rederive_stamps", server, database, state: { rollback.errorsSoFar() }
+            )
             let recordID = try #require(try Self.firstRecord(lockedBy: rollbackPID, server, database), "the waiting rollback holds no record")
             let (app, appPID) = try await Self.deleteWaiting(recordID, server, database)
             for row in try server.psqlRows(database, """
@@ -188,14 +181,23 @@ struct PostgresCommitDeadlockTests {
                 return "\(error)"
             }
         }
+        return (app, try await waitingForALock("DELETE FROM room_scans WHERE%", "the app's delete waits", server, database))
+    }
+
+    /// The server process of the session whose statement is `LIKE pattern`, once it waits for a lock;
+    /// `what` names the wait when it lasts past `limit`, with what `state` then says.
+    static func waitingForALock(
+        _ pattern: String, _ what: String, _ server: PostgresServer, _ database: String,
+        limit: Duration = .seconds(30), state: () -> String = { "" }
+    ) async throws -> String {
         var pid = ""
-        try await PostgresCrossHostTests.waitUntil("the app's delete waits", limit: .seconds(30)) {
+        try await PostgresCrossHostTests.waitUntil(what, limit: limit, state: state) {
             pid = try server.psqlRows(database, """
-                SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM room_scans WHERE%'
+                SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '\(pattern)'
                 """).first?.first ?? ""
             return !pid.isEmpty
         }
-        return (app, pid)
+        return pid
     }
 
     /// `rows|derived rows|rows of record recordID` of the app's table and its companion.
