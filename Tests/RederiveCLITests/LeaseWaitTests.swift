@@ -1,6 +1,8 @@
 import Foundation
 import GRDB
-import RederiveCLI
+import Rederive
+@testable import RederiveCLI
+import Synchronization
 import Testing
 
 /// `run` behind another process's lease (a watcher holds it for as long as it runs) says who holds
@@ -33,6 +35,24 @@ struct LeaseWaitTests {
             #expect(run.status == ExitStatus.success, "\(run.errors)")
             #expect(run.output == "nothing is stale in \(harness.databasePath): pid 4242 on elsewhere holds its lease and keeps its records current\n")
         }
+    }
+
+    /// The check may find nothing stale before `run` attaches what cancels its task; the task is
+    /// cancelled all the same, where it used to wait for the holder's whole lease.
+    @Test func aWaitEndedBeforeTheRunAttachesStillCancelsIt() async throws {
+        let wait = LeaseWait(NoProgress(), limit: nil, nothingStale: { true })
+        wait.report(.waiting(LeaseHolder(worker: "pid 4242 on elsewhere", expiresIn: 3_600)))
+        while wait.outcome == nil {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        let cancelled = Mutex(false)
+        wait.attach { cancelled.withLock { $0 = true } }
+        #expect(cancelled.withLock { $0 })
+        guard case .nothingStale(let holder) = wait.outcome else {
+            Issue.record("the wait ended as \(String(describing: wait.outcome))")
+            return
+        }
+        #expect(holder.worker == "pid 4242 on elsewhere")
     }
 
     @Test func aRunBehindAHolderWithStaleRecordsEndsWithStatus75UnderNoWaitOrWait() async throws {

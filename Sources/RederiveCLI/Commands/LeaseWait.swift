@@ -37,9 +37,14 @@ final class LeaseWait: ProgressReporter {
         self.nothingStale = nothingStale
     }
 
-    /// What ends the run's task: called once the wait ends without a run.
+    /// What ends the run's task: called once the wait ends without a run, or at once when it already
+    /// has (the check may end the wait before the caller gets to attach).
     func attach(cancel: @escaping @Sendable () -> Void) {
-        state.withLock { $0.cancel = cancel }
+        let ended = state.withLock { state in
+            state.cancel = cancel
+            return state.outcome != nil
+        }
+        if ended { cancel() }
     }
 
     /// Why the wait ended without a run; nil when it did not.
