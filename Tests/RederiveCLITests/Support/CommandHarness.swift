@@ -68,9 +68,7 @@ struct CommandHarness {
 
 /// The real RoomPlan exports kept with the RoomScan tests, and their independently computed values.
 enum RealExports {
-    static let directory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("RoomScanTests/Fixtures", isDirectory: true)
+    static let directory = PackageRoot.appending("Tests/RoomScanTests/Fixtures")
 
     static var exportsDirectory: String { directory.appendingPathComponent("roomplan").path }
 

@@ -20,8 +20,7 @@ struct RederiveProcess {
         let candidates = [
             URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent(),
             Bundle.main.bundleURL,
-            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().appendingPathComponent(".build/debug"),
+            PackageRoot.appending(".build/debug"),
         ].map { $0.appendingPathComponent(name) }
         guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
             throw ProcessError("the \(name) executable is not built; run `swift build` first (looked in \(candidates.map(\.path)))")

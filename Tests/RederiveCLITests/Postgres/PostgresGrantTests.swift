@@ -9,9 +9,7 @@ import Testing
 struct PostgresGrantTests {
     /// The `sql` blocks of docs/postgresql.md that grant to `role`.
     static func readmeGrants(to role: String) throws -> [String] {
-        let readme = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("docs/postgresql.md")
+        let readme = PackageRoot.appending("docs/postgresql.md")
         let text = try String(contentsOf: readme, encoding: .utf8)
         return text.components(separatedBy: "```sql\n").dropFirst()
             .compactMap { $0.components(separatedBy: "```").first }

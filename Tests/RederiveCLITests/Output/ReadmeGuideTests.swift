@@ -7,8 +7,7 @@ import Testing
 /// every link leading to a page that exists.
 @Suite("README as a guide")
 struct ReadmeGuideTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let root = PackageRoot.url
 
     static func readme() throws -> String {
         try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
