@@ -206,7 +206,9 @@ struct RunCommand: AsyncParsableCommand {
         defer { signals.stop() }
         let summary: RunSummary
         do {
-            summary = try await task.value
+            // The invocation's own task cancelled (an app that mounted the command, a test past its time
+            // limit) stops the run as a signal does, rather than leaving it to run on.
+            summary = try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
         } catch {
             if let outcome = leaseWait.outcome { return try endWithoutRun(outcome, console: console) }
             guard signals.hasStopped else { throw error }

@@ -55,6 +55,21 @@ struct LeaseWaitTests {
         #expect(holder.worker == "pid 4242 on elsewhere")
     }
 
+    /// `run` called in an app's own task (a mounted command) stops with that task: a run waiting for
+    /// the holder's hour-long lease ends, where it used to wait the hour out.
+    @Test func aRunWaitingForTheLeaseEndsWhenItsCallerIsCancelled() async throws {
+        try await CommandHarness.withHarness { harness in
+            #expect(try await harness.rederive("generate", "--count", "2").status == 0)
+            try Self.holdLease(harness)
+            let run = Task { try await harness.rederive("run", "--progress", "none") }
+            try await Task.sleep(for: .milliseconds(300))
+            run.cancel()
+            let outcome = try await run.value
+            #expect(outcome.status == ExitStatus.interrupted, "\(outcome.errors)")
+            #expect(try await harness.connection().read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM rederive_runs") } == 0)
+        }
+    }
+
     @Test func aRunBehindAHolderWithStaleRecordsEndsWithStatus75UnderNoWaitOrWait() async throws {
         try await CommandHarness.withHarness { harness in
             #expect(try await harness.rederive("generate", "--count", "4").status == 0)
