@@ -57,7 +57,6 @@ done
 results="$work/results.txt"
 : >"$results"
 load_before=$(cut -d' ' -f1 /proc/loadavg)
-TIMEFORMAT='%3R %3U %3S'
 for round in $(seq 1 "$rounds"); do
     for build in new base; do
         for variant in same half; do
@@ -72,26 +71,11 @@ for round in $(seq 1 "$rounds"); do
             quiesce
             before=$(pg "$build" -c "SELECT coalesce(max(id), 0) FROM rederive_runs")
             cpu_before=$(server_cpu)
-            if ! { time (
-                pids=()
-                for worker in 1 2; do
-                    "${bin[$build]}" run --db "$(url "$build")" --parallel "$parallel" --progress none >"$tag.out$worker" 2>&1 &
-                    pids+=($!)
-                done
-                status=0
-                for pid in "${pids[@]}"; do wait "$pid" || status=$?; done
-                exit $status
-            ); } 2>"$tag.time"; then
-                echo "$build $variant round $round: a worker failed:" >&2
-                cat "$tag".out* >&2
-                exit 1
-            fi
+            time_workers "$tag" 2 "${bin[$build]}" run --db "$(url "$build")" --parallel "$parallel" --progress none
             quiesce
             cpu_after=$(server_cpu)
-            read -r derived unchanged failed <<<"$(pg "$build" -c "SELECT coalesce(sum(derived), 0), coalesce(sum(unchanged), 0), coalesce(sum(failed), 0) FROM (
-                SELECT r.derived + coalesce(sum(s.derived), 0) AS derived, r.unchanged + coalesce(sum(s.unchanged), 0) AS unchanged,
-                       r.failed + coalesce(sum(s.failed), 0) AS failed
-                FROM rederive_runs r LEFT JOIN rederive_run_shares s ON s.run_id = r.id WHERE r.id > $before GROUP BY r.id) AS runs")"
+            read -r derived unchanged failed <<<"$(pg "$build" -c "SELECT coalesce(sum(derived), 0), coalesce(sum(unchanged), 0),
+                coalesce(sum(failed), 0) FROM $runs_counted WHERE id > $before")"
             if [ "$((derived + unchanged))" -ne "$records" ] || [ "$failed" -ne 0 ] || [ "$derived" -ne "$expected" ]; then
                 echo "$build $variant round $round: expected $records records, $expected changed, none failed;" \
                     "got $derived changed, $unchanged unchanged, $failed failed" >&2

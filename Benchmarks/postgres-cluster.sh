@@ -9,7 +9,7 @@
 # 127.0.0.1, with the lines given added to its postgresql.conf, and starts it. It sets `cluster` (the
 # directory), `port` and `postmaster` (the server's process id). On exit, whatever happens, the
 # processes whose ids the script added to `started_pids` are killed, then the cluster is stopped and
-# deleted. Also defined: as_server, server_cpu, quiesce.
+# deleted. Also defined: as_server, server_cpu, quiesce, time_workers, runs_counted.
 
 if [ ! -x "$pgbin/initdb" ]; then
     echo "no PostgreSQL server binaries at $pgbin (set POSTGRES_BIN)" >&2
@@ -84,3 +84,33 @@ for pid in filter(str.isdigit, os.listdir("/proc")):
 print(ticks / os.sysconf("SC_CLK_TCK"))
 PY
 }
+
+# Starts COUNT workers, each running COMMAND with its output in TAG.out1, TAG.out2, ..., waits for
+# them all and writes their wall, user and system seconds together to TAG.time; when one fails, prints
+# every worker's output and exits: time_workers TAG COUNT COMMAND [ARGUMENT ...].
+time_workers() {
+    local tag=$1 count=$2
+    shift 2
+    local TIMEFORMAT='%3R %3U %3S'
+    if ! { time (
+        pids=()
+        for worker in $(seq 1 "$count"); do
+            "$@" >"$tag.out$worker" 2>&1 &
+            pids+=($!)
+        done
+        status=0
+        for pid in "${pids[@]}"; do wait "$pid" || status=$?; done
+        exit $status
+    ); } 2>"$tag.time"; then
+        echo "$(basename "$tag"): a worker failed:" >&2
+        cat "$tag".out* >&2
+        exit 1
+    fi
+}
+
+# A subquery of the runs, each with what it and the workers that shared it counted: columns id,
+# derived, unchanged, failed, skipped.
+runs_counted="(SELECT r.id, r.derived + coalesce(sum(s.derived), 0) AS derived,
+    r.unchanged + coalesce(sum(s.unchanged), 0) AS unchanged, r.failed + coalesce(sum(s.failed), 0) AS failed,
+    r.skipped + coalesce(sum(s.skipped), 0) AS skipped
+    FROM rederive_runs r LEFT JOIN rederive_run_shares s ON s.run_id = r.id GROUP BY r.id) AS runs"

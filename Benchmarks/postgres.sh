@@ -75,10 +75,6 @@ pg -c "CREATE EXTENSION pg_stat_statements"
 sqlite="$work/corpus.sqlite"
 
 # Every run with its counts: its row's plus the shares its workers' commits added.
-runs_counted="(SELECT r.id, r.derived + coalesce(sum(s.derived), 0) AS derived,
-    r.unchanged + coalesce(sum(s.unchanged), 0) AS unchanged, r.failed + coalesce(sum(s.failed), 0) AS failed,
-    r.skipped + coalesce(sum(s.skipped), 0) AS skipped
-    FROM rederive_runs r LEFT JOIN rederive_run_shares s ON s.run_id = r.id GROUP BY r.id) AS runs"
 table_rows() { pg -c "SELECT relname, n_tup_ins, n_tup_upd, n_tup_del FROM pg_stat_user_tables ORDER BY relname"; }
 last_run() { pg -c "SELECT coalesce(max(id), 0) FROM rederive_runs"; }
 
@@ -109,22 +105,7 @@ measure_postgres() {
     quiesce
     local cpu_before
     cpu_before=$(server_cpu)
-    TIMEFORMAT='%3R %3U %3S'
-    if ! { time (
-        pids=()
-        for i in $(seq 1 "$processes"); do
-            "$rederive" run --db "$url" --parallel "$parallel" ${batch:+--batch-size "$batch"} --progress none \
-                >"$tag.out$i" 2>&1 &
-            pids+=($!)
-        done
-        status=0
-        for pid in "${pids[@]}"; do wait "$pid" || status=$?; done
-        exit $status
-    ); } 2>"$tag.time"; then
-        echo "$variant round $round: a worker failed:" >&2
-        cat "$tag".out* >&2
-        exit 1
-    fi
+    time_workers "$tag" "$processes" "$rederive" run --db "$url" --parallel "$parallel" ${batch:+--batch-size "$batch"} --progress none
     # The workers' statements are all counted once they ended: before any query of this script's.
     pg -c "SELECT calls, rows, total_exec_time, total_plan_time, regexp_replace(query, '\s+', ' ', 'g') FROM pg_stat_statements
            WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())" >"$tag.statements"

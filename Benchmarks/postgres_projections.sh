@@ -80,7 +80,6 @@ pg -c "SELECT count(*), round(avg(octet_length(bytes))), round(avg(pg_column_siz
 results="$work/results.txt"
 : >"$results"
 load_before=$(cut -d' ' -f1 /proc/loadavg)
-TIMEFORMAT='%3R %3U %3S'
 for round in $(seq 1 "$rounds"); do
     for variant in projection payload; do
         tag="$work/$variant-$round"
@@ -93,22 +92,20 @@ for round in $(seq 1 "$rounds"); do
         cpu_before=$(server_cpu)
         flags=()
         if [ "$variant" = payload ]; then flags=(--no-projection); fi
-        { time "$rederive" run --db "$url" --parallel "$parallel" --progress none "${flags[@]}" >"$tag.out" 2>&1; } 2>"$tag.time"
+        time_workers "$tag" 1 "$rederive" run --db "$url" --parallel "$parallel" --progress none "${flags[@]}"
         pg -c "SELECT calls, total_exec_time, total_plan_time, regexp_replace(query, '\s+', ' ', 'g') FROM pg_stat_statements
                WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())" >"$tag.statements"
         quiesce
         cpu_after=$(server_cpu)
-        read -r unchanged failed <<<"$(pg -c "SELECT coalesce(sum(unchanged), 0), coalesce(sum(failed), 0) FROM (
-            SELECT r.unchanged + coalesce(sum(s.unchanged), 0) AS unchanged, r.failed + coalesce(sum(s.failed), 0) AS failed
-            FROM rederive_runs r LEFT JOIN rederive_run_shares s ON s.run_id = r.id WHERE r.id > $before GROUP BY r.id) AS runs")"
+        read -r unchanged failed <<<"$(pg -c "SELECT coalesce(sum(unchanged), 0), coalesce(sum(failed), 0) FROM $runs_counted WHERE id > $before")"
         if [ "$unchanged" -ne "$records" ] || [ "$failed" -ne 0 ]; then
             echo "$variant round $round: expected $records records unchanged, none failed; got $unchanged unchanged, $failed failed" >&2
-            cat "$tag.out" >&2
+            cat "$tag.out1" >&2
             exit 1
         fi
-        if [ "$variant" = projection ] && ! grep -q "projections: $(python3 -c "print(f'{$records:,}')") used, 0 derived" "$tag.out"; then
+        if [ "$variant" = projection ] && ! grep -q "projections: $(python3 -c "print(f'{$records:,}')") used, 0 derived" "$tag.out1"; then
             echo "projection round $round did not derive every record from its projection:" >&2
-            cat "$tag.out" >&2
+            cat "$tag.out1" >&2
             exit 1
         fi
         read -r wall user system <"$tag.time"
