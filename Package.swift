@@ -201,6 +201,18 @@ let package = Package(
         ),
         // Bounds how many tests run at once in the test process (Tests/TestParallelism/TestParallelism.c).
         .target(name: "TestParallelism", path: "Tests/TestParallelism"),
+        // What several test targets share: the test pipelines, temporary SQLite databases and an app's
+        // connection to them, the README's pipeline, the package's root. Not a product.
+        .target(
+            name: "RederiveTestSupport",
+            dependencies: [
+                "Rederive",
+                "RederiveSQLite",
+                "RederiveCodec",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Tests/RederiveTestSupport"
+        ),
         .testTarget(
             name: "RederiveCodecTests",
             dependencies: ["RederiveCodec", "TestParallelism"]
@@ -213,6 +225,7 @@ let package = Package(
             name: "RederiveTests",
             dependencies: [
                 "Rederive",
+                "RederiveTestSupport",
                 "RederiveSQL",
                 "RederiveMemory",
                 "RederiveSQLite",
@@ -256,6 +269,7 @@ let package = Package(
             name: "RederiveCLITests",
             dependencies: [
                 "RederiveCLI",
+                "RederiveTestSupport",
                 "RederiveSQL",
                 .target(name: "RederivePostgres", condition: .when(traits: postgreSQL)),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: postgreSQL)),

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Rederive
 import RederiveSQLite
+import RederiveTestSupport
 import Testing
 
 /// An app that already opened its database with GRDB hands its pool or queue to rederive, which then

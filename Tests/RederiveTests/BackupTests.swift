@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Rederive
 import RederiveSQLite
+import RederiveTestSupport
 import Synchronization
 import Testing
 
@@ -154,16 +155,5 @@ struct BackupTests {
             }
             #expect(rotation.backups() == Array(made.suffix(2)))
         }
-    }
-}
-
-/// The bytes of a database file and its WAL, to prove that something left them alone.
-struct DatabaseFiles: Equatable {
-    let database: Data
-    let wal: Data?
-
-    init(_ path: String) throws {
-        database = try Data(contentsOf: URL(fileURLWithPath: path))
-        wal = try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))
     }
 }

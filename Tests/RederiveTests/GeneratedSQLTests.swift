@@ -1,6 +1,7 @@
 import Rederive
 import RederiveSQL
 @testable import RederiveSQLite
+import RederiveTestSupport
 import Testing
 
 /// The statements the shared SQL builders write in SQLite's dialect, pinned character for character:

@@ -1,6 +1,7 @@
 import Foundation
 import Rederive
 import RederiveMemory
+import RederiveTestSupport
 import Testing
 
 /// The in-memory store's article shows an app's test of its own pipeline: this is that test, run.
@@ -20,7 +21,7 @@ struct MemoryStoreExampleTests {
     }
     // Memory store example end
 
-    static let article = ReadmeExampleTests.root.appendingPathComponent("Sources/RederiveMemory/RederiveMemory.docc/RederiveMemory.md")
+    static let article = PackageRoot.appending("Sources/RederiveMemory/RederiveMemory.docc/RederiveMemory.md")
 
     @Test func theArticleShowsExactlyTheCodeThisTestRuns() throws {
         let article = try String(contentsOf: Self.article, encoding: .utf8)

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Rederive
 import RederiveSQLite
+import RederiveTestSupport
 import Testing
 
 /// A processor is identified by its pipeline and its name: two pipelines on one database may each have

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Rederive
 import RederiveSQLite
+import RederiveTestSupport
 import Testing
 
 /// One rule says whether storing a value leaves a column as it is, and it is SQLite's: the commit,

@@ -1,6 +1,7 @@
 #if PostgreSQL
 import Foundation
 import RederiveCLI
+import RederiveTestSupport
 import Testing
 
 /// The least-privilege roles of docs/postgresql.md, with its own statements: one that runs, one that

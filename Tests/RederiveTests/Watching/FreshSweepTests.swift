@@ -1,6 +1,7 @@
 import GRDB
 import Rederive
 @testable import RederiveSQLite
+import RederiveTestSupport
 import Synchronization
 import Testing
 

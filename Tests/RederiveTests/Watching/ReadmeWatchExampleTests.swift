@@ -4,6 +4,7 @@ import Logging
 import Rederive
 import RederiveCodec
 import RederiveSQLite
+import RederiveTestSupport
 import ServiceLifecycle
 import Synchronization
 import Testing
@@ -54,9 +55,9 @@ struct ReadmeWatchExampleTests {
     }
 
     @Test func theWatchingPageShowsExactlyTheCodeThisTestRuns() throws {
-        let readme = try String(contentsOf: ReadmeExampleTests.root.appendingPathComponent("docs/watching.md"), encoding: .utf8)
+        let readme = try String(contentsOf: PackageRoot.appending("docs/watching.md"), encoding: .utf8)
         let source = try String(
-            contentsOf: ReadmeExampleTests.root.appendingPathComponent("Tests/RederiveTests/Watching/ReadmeWatchExample.swift"),
+            contentsOf: PackageRoot.appending("Tests/RederiveTests/Watching/ReadmeWatchExample.swift"),
             encoding: .utf8
         )
         let code = Self.excerpt(source)

@@ -1,6 +1,7 @@
 import GRDB
 import Rederive
 import RederiveSQLite
+import RederiveTestSupport
 import Testing
 
 /// A watcher's run on SQLite is recorded without the store's own count of pending records, which

@@ -1,5 +1,6 @@
 import MetricsTestKit
 @testable import Rederive
+import RederiveTestSupport
 @testable import RederiveWatch
 import Testing
 

@@ -4,6 +4,7 @@ import Rederive
 import RederiveMemory
 import RederiveCodec
 import RederiveSQLite
+import RederiveTestSupport
 import RederiveWatch
 import Synchronization
 import Testing

@@ -3,10 +3,14 @@ import Rederive
 import RederiveSQLite
 
 /// Reads what rederive stored, with plain SQL, independently of the store's own queries.
-struct Inspection {
-    let path: String
+package struct Inspection {
+    package let path: String
 
-    func value<T: DatabaseValueConvertible>(_ column: String, key: String, table: String = "items_derived", as type: T.Type = T.self) throws -> T? {
+    package init(path: String) {
+        self.path = path
+    }
+
+    package func value<T: DatabaseValueConvertible>(_ column: String, key: String, table: String = "items_derived", as type: T.Type = T.self) throws -> T? {
         let db = try appConnection(path)
         return try db.read { db in
             let join = table == "items"
@@ -16,13 +20,13 @@ struct Inspection {
         }
     }
 
-    func count(_ sql: String, _ arguments: StatementArguments = []) throws -> Int {
+    package func count(_ sql: String, _ arguments: StatementArguments = []) throws -> Int {
         let db = try appConnection(path)
         return try db.read { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }
     }
 }
 
-func run(
+package func run(
     _ pipeline: Pipeline,
     at path: String,
     _ configuration: Runner.Configuration = Runner.Configuration(parallelism: 4, batchSize: 7),
@@ -32,6 +36,6 @@ func run(
     return try await Runner(store: store, pipelines: [pipeline], configuration: configuration, progress: progress).run()
 }
 
-func prepare(_ pipeline: Pipeline, at path: String) async throws {
+package func prepare(_ pipeline: Pipeline, at path: String) async throws {
     try await SQLiteStore(path: path).prepare(pipeline)
 }

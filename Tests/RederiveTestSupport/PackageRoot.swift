@@ -1,9 +1,9 @@
 import Foundation
 
 /// The package's root directory, found from this file's path: the first directory above it that holds
-/// `Package.swift`, wherever in the test target a file that asks for it sits.
-enum PackageRoot {
-    static let url: URL = {
+/// `Package.swift`, wherever in the tests a file that asks for it sits.
+package enum PackageRoot {
+    package static let url: URL = {
         var directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         while directory.path != "/" {
             if FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path) {
@@ -15,7 +15,7 @@ enum PackageRoot {
     }()
 
     /// A path inside the package, as `docs/postgresql.md`.
-    static func appending(_ path: String) -> URL {
+    package static func appending(_ path: String) -> URL {
         url.appendingPathComponent(path)
     }
 }

@@ -4,7 +4,7 @@ import RederiveCodec
 import RederiveSQLite
 
 /// Runs `body` with the path of a database file in a fresh temporary directory, removed afterwards.
-func withTemporaryDatabase<T>(_ body: (String) async throws -> T) async throws -> T {
+package func withTemporaryDatabase<T>(_ body: (String) async throws -> T) async throws -> T {
     let directory = FileManager.default.temporaryDirectory
         .appendingPathComponent("rederive-tests-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -13,14 +13,14 @@ func withTemporaryDatabase<T>(_ body: (String) async throws -> T) async throws -
 }
 
 /// A connection of "another program": plain GRDB, no rederive code, waiting on locks like an app would.
-func appConnection(_ path: String) throws -> DatabaseQueue {
+package func appConnection(_ path: String) throws -> DatabaseQueue {
     var configuration = Configuration()
     configuration.busyMode = .timeout(10)
     return try DatabaseQueue(path: path, configuration: configuration)
 }
 
 /// Inserts records the way an app does: only a key and a payload.
-func insertRecords(_ records: [(key: String, json: String)], format: PayloadFormat = .zlib, into path: String, table: String = "items") throws {
+package func insertRecords(_ records: [(key: String, json: String)], format: PayloadFormat = .zlib, into path: String, table: String = "items") throws {
     let db = try appConnection(path)
     try db.write { db in
         for record in records {
@@ -33,7 +33,7 @@ func insertRecords(_ records: [(key: String, json: String)], format: PayloadForm
 }
 
 /// Replaces one record's payload from another connection.
-func replacePayload(key: String, json: String, in path: String, table: String = "items") throws {
+package func replacePayload(key: String, json: String, in path: String, table: String = "items") throws {
     let db = try appConnection(path)
     try db.write { db in
         try db.execute(
@@ -44,7 +44,7 @@ func replacePayload(key: String, json: String, in path: String, table: String = 
 }
 
 /// Executes SQL from another connection, as an app or a person with `sqlite3` would.
-func appExecute(_ path: String, _ sql: String, _ arguments: StatementArguments = []) throws {
+package func appExecute(_ path: String, _ sql: String, _ arguments: StatementArguments = []) throws {
     let db = try appConnection(path)
     try db.write { db in try db.execute(sql: sql, arguments: arguments) }
 }

@@ -10,17 +10,33 @@ import Synchronization
 /// - `summary` (TEXT `summary`): from `size` and `stats`'s `label_upper`, two levels down.
 ///
 /// The processors are listed dependents first, so that only the dependency order can put them right.
-struct DependentPipeline {
-    var totalVersion = 1
-    var totalScale = 1.0
-    var totalFixed = false
-    var sizeVersion = 1
+package struct DependentPipeline {
+    package var totalVersion: Int
+    package var totalScale: Double
+    package var totalFixed: Bool
+    package var sizeVersion: Int
     /// Called with each `total` that `size` derives from, before it derives.
-    var onSize: @Sendable (Double?) -> Void = { _ in }
-    var log = DerivationLog()
-    let probe = DerivationProbe()
+    package var onSize: @Sendable (Double?) -> Void
+    package var log: DerivationLog
+    package let probe = DerivationProbe()
 
-    var pipeline: Pipeline {
+    package init(
+        totalVersion: Int = 1,
+        totalScale: Double = 1.0,
+        totalFixed: Bool = false,
+        sizeVersion: Int = 1,
+        onSize: @escaping @Sendable (Double?) -> Void = { _ in },
+        log: DerivationLog = DerivationLog()
+    ) {
+        self.totalVersion = totalVersion
+        self.totalScale = totalScale
+        self.totalFixed = totalFixed
+        self.sizeVersion = sizeVersion
+        self.onSize = onSize
+        self.log = log
+    }
+
+    package var pipeline: Pipeline {
         let log = self.log
         let scale = totalScale
         let fixed = totalFixed
@@ -62,12 +78,12 @@ struct DependentPipeline {
 }
 
 /// What a test pipeline saw while deriving.
-final class DerivationProbe: Sendable {
+package final class DerivationProbe: Sendable {
     /// Each processor's name as it derives, in order: per record, inputs must come first.
-    let order = Mutex<[String]>([])
+    package let order = Mutex<[String]>([])
     /// How many payloads were decoded.
-    let decoded = Atomic<Int>(0)
+    package let decoded = Atomic<Int>(0)
 
-    var derivationOrder: [String] { order.withLock { $0 } }
-    var decodedCount: Int { decoded.load(ordering: .relaxed) }
+    package var derivationOrder: [String] { order.withLock { $0 } }
+    package var decodedCount: Int { decoded.load(ordering: .relaxed) }
 }

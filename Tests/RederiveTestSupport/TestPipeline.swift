@@ -3,46 +3,69 @@ import Rederive
 import Synchronization
 
 /// The payload of the test pipeline: `{"values": [1, 2, 3], "label": "a"}`.
-struct Sample: Decodable, Sendable {
-    let values: [Double]
-    let label: String
+package struct Sample: Decodable, Sendable {
+    package let values: [Double]
+    package let label: String
+
+    package init(values: [Double], label: String) {
+        self.values = values
+        self.label = label
+    }
 }
 
 /// Counts how often each processor derived each record, to prove that nothing runs twice or needlessly.
-final class DerivationLog: Sendable {
+package final class DerivationLog: Sendable {
     private let counts = Mutex<[String: Int]>([:])
 
-    func record(_ processor: String, _ sample: Sample) {
+    package init() {}
+
+    package func record(_ processor: String, _ sample: Sample) {
         counts.withLock { $0["\(processor):\(sample.label)", default: 0] += 1 }
     }
 
-    func count(_ processor: String, _ label: String) -> Int {
+    package func count(_ processor: String, _ label: String) -> Int {
         counts.withLock { $0["\(processor):\(label)"] ?? 0 }
     }
 
-    func total(_ processor: String) -> Int {
+    package func total(_ processor: String) -> Int {
         counts.withLock { $0.filter { $0.key.hasPrefix(processor + ":") }.values.reduce(0, +) }
     }
 
-    var all: [String: Int] { counts.withLock { $0 } }
+    package var all: [String: Int] { counts.withLock { $0 } }
 }
 
 /// A small pipeline over table `items (id, key, payload)`:
 /// - `total` (REAL `total`): the sum of `values`; throws for the label "explode".
 /// - `stats` (INTEGER `value_count`, TEXT `label_upper`).
-struct TestPipeline {
-    var totalVersion = 1
-    var statsVersion = 1
-    var layout: Pipeline.Layout? = nil
-    var log = DerivationLog()
+package struct TestPipeline {
+    package var totalVersion: Int
+    package var statsVersion: Int
+    package var layout: Pipeline.Layout?
+    package var log: DerivationLog
     /// Called with each sample before `total` derives it, for tests that act during a run.
-    var onTotal: @Sendable (Sample) -> Void = { _ in }
+    package var onTotal: @Sendable (Sample) -> Void
 
-    struct Explosion: Error, CustomStringConvertible {
-        var description: String { "refusing to total an exploding sample" }
+    package init(
+        totalVersion: Int = 1,
+        statsVersion: Int = 1,
+        layout: Pipeline.Layout? = nil,
+        log: DerivationLog = DerivationLog(),
+        onTotal: @escaping @Sendable (Sample) -> Void = { _ in }
+    ) {
+        self.totalVersion = totalVersion
+        self.statsVersion = statsVersion
+        self.layout = layout
+        self.log = log
+        self.onTotal = onTotal
     }
 
-    var pipeline: Pipeline {
+    package struct Explosion: Error, CustomStringConvertible {
+        package init() {}
+
+        package var description: String { "refusing to total an exploding sample" }
+    }
+
+    package var pipeline: Pipeline {
         let log = self.log
         let onTotal = self.onTotal
         let total = Processor<Sample>(name: "total", version: totalVersion, columns: [.real("total")]) { sample in
@@ -70,11 +93,11 @@ struct TestPipeline {
     }
 }
 
-func sampleJSON(_ label: String, _ values: [Double]) -> String {
+package func sampleJSON(_ label: String, _ values: [Double]) -> String {
     "{\"label\":\"\(label)\",\"values\":[\(values.map { String($0) }.joined(separator: ","))]}"
 }
 
-func samples(_ count: Int) -> [(key: String, json: String)] {
+package func samples(_ count: Int) -> [(key: String, json: String)] {
     (0..<count).map { index in
         ("k\(index)", sampleJSON("s\(index)", [Double(index), 1, 2]))
     }
