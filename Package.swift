@@ -230,8 +230,22 @@ let package = Package(
                 "RederiveMemory",
                 "RederiveSQLite",
                 "RederiveCodec",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // The watcher: its passes and lanes, its metrics, and the in-app example of docs/watching.md.
+        .testTarget(
+            name: "RederiveWatchTests",
+            dependencies: [
+                "Rederive",
                 "RederiveWatch",
+                "RederiveTestSupport",
+                "RederiveSQLite",
+                "RederiveMemory",
+                "RederiveCodec",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

@@ -57,7 +57,7 @@ struct ReadmeWatchExampleTests {
     @Test func theWatchingPageShowsExactlyTheCodeThisTestRuns() throws {
         let readme = try String(contentsOf: PackageRoot.appending("docs/watching.md"), encoding: .utf8)
         let source = try String(
-            contentsOf: PackageRoot.appending("Tests/RederiveTests/Watching/ReadmeWatchExample.swift"),
+            contentsOf: PackageRoot.appending("Tests/RederiveWatchTests/ReadmeWatchExample.swift"),
             encoding: .utf8
         )
         let code = Self.excerpt(source)
