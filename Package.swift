@@ -226,11 +226,22 @@ let package = Package(
             dependencies: [
                 "Rederive",
                 "RederiveTestSupport",
-                "RederiveSQL",
                 "RederiveMemory",
                 "RederiveSQLite",
                 "RederiveCodec",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // The SQLite store itself: its SQL, an app's own connections, migrations, backups, reset, and
+        // the values SQLite holds. The engine's tests run on it too, but test the engine.
+        .testTarget(
+            name: "RederiveSQLiteTests",
+            dependencies: [
+                "Rederive",
+                "RederiveSQLite",
+                "RederiveSQL",
+                "RederiveTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

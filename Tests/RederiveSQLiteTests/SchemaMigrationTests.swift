@@ -121,9 +121,8 @@ struct SchemaMigrationTests {
     @Test func aMigrationInvalidatesOnlyThePipelineItNames() async throws {
         try await withTemporaryDatabase { path in
             // Two pipelines, each with a processor named `score`, each with a failing record.
-            let identity = ProcessorIdentityTests()
-            let scans = identity.scoring("scans", table: "scans", factor: 1)
-            let notes = identity.scoring("notes", table: "notes", factor: 1)
+            let scans = scoringPipeline("scans", table: "scans", factor: 1)
+            let notes = scoringPipeline("notes", table: "notes", factor: 1)
             let store = try SQLiteStore(path: path)
             try await store.prepare(scans)
             try await store.prepare(notes)
