@@ -233,6 +233,11 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        // The in-memory store itself: the test its article shows an app writing.
+        .testTarget(
+            name: "RederiveMemoryTests",
+            dependencies: ["Rederive", "RederiveMemory", "RederiveTestSupport"]
+        ),
         // The SQLite store itself: its SQL, an app's own connections, migrations, backups, reset, and
         // the values SQLite holds. The engine's tests run on it too, but test the engine.
         .testTarget(
