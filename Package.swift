@@ -295,14 +295,42 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: metricsEndpoint)),
             ]
         ),
+        // Throwaway PostgreSQL clusters, relays that cut or fault their connections, network namespaces,
+        // and fixtures on them, for the PostgreSQL store's tests and the CLI's. Not a product; empty
+        // without the PostgreSQL trait.
+        .target(
+            name: "RederivePostgresTestSupport",
+            dependencies: [
+                "Rederive",
+                "RederiveCLI",
+                "RoomScan",
+                .target(name: "RederivePostgres", condition: .when(traits: postgreSQL)),
+            ],
+            path: "Tests/RederivePostgresTestSupport"
+        ),
+        // The PostgreSQL store itself, through its own API: its SQL, claims, commits, counts and errors.
+        // The suites that drive it through the CLI are in RederiveCLITests. Empty without the trait.
+        .testTarget(
+            name: "RederivePostgresTests",
+            dependencies: [
+                "Rederive",
+                "RederiveSQL",
+                "RederiveCodec",
+                "RederiveStoreTesting",
+                "RoomScan",
+                "RederiveTestSupport",
+                .target(name: "RederivePostgres", condition: .when(traits: postgreSQL)),
+                .target(name: "RederivePostgresTestSupport", condition: .when(traits: postgreSQL)),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: postgreSQL)),
+            ]
+        ),
         .testTarget(
             name: "RederiveCLITests",
             dependencies: [
                 "RederiveCLI",
                 "RederiveTestSupport",
-                "RederiveSQL",
                 .target(name: "RederivePostgres", condition: .when(traits: postgreSQL)),
-                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: postgreSQL)),
+                .target(name: "RederivePostgresTestSupport", condition: .when(traits: postgreSQL)),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: metricsEndpoint)),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: metricsEndpoint)),
                 "RederiveMemory",

@@ -1,6 +1,7 @@
 #if PostgreSQL
 import Foundation
 import RederiveCLI
+import RederivePostgresTestSupport
 import RederiveTestSupport
 import Testing
 

@@ -2,6 +2,7 @@
 import PostgresNIO
 import Rederive
 @testable import RederivePostgres
+import RederivePostgresTestSupport
 import Testing
 
 /// The PostgreSQL store holds every value as the rules it declares say (``PostgresStorage/rules``):

@@ -3,6 +3,7 @@ import Foundation
 import Rederive
 import RederiveCodec
 import RederivePostgres
+import RederivePostgresTestSupport
 import Synchronization
 import Testing
 

@@ -10,29 +10,29 @@ import Testing
 ///
 /// Without the server binaries the tests are skipped with the reason, unless
 /// `REDERIVE_REQUIRE_POSTGRES=1`, which makes a missing server a failure.
-final class PostgresServer: Sendable {
-    static let binaries = ProcessInfo.processInfo.environment["REDERIVE_POSTGRES_BIN"] ?? "/usr/lib/postgresql/15/bin"
+package final class PostgresServer: Sendable {
+    package static let binaries = ProcessInfo.processInfo.environment["REDERIVE_POSTGRES_BIN"] ?? "/usr/lib/postgresql/15/bin"
 
     /// Whether the server binaries are on this machine.
-    static var binariesPresent: Bool {
+    package static var binariesPresent: Bool {
         FileManager.default.isExecutableFile(atPath: "\(binaries)/initdb")
     }
 
     /// Whether the PostgreSQL tests run: the binaries are here, or they are required (and then their
     /// absence fails the tests rather than skipping them).
-    static var testsRun: Bool {
+    package static var testsRun: Bool {
         binariesPresent || ProcessInfo.processInfo.environment["REDERIVE_REQUIRE_POSTGRES"] == "1"
     }
 
-    static let skipReason: Comment = "no PostgreSQL server binaries at \(binaries) (set REDERIVE_REQUIRE_POSTGRES=1 to fail instead)"
+    package static let skipReason: Comment = "no PostgreSQL server binaries at \(binaries) (set REDERIVE_REQUIRE_POSTGRES=1 to fail instead)"
 
-    let directory: String
-    let port: Int
+    package let directory: String
+    package let port: Int
     /// Where `psql` and `createdb` reach the cluster from the tests: 127.0.0.1, or the directory of its
     /// socket when it listens in a network namespace of its own.
-    let host: String
+    package let host: String
 
-    init(directory: String, port: Int, host: String = "127.0.0.1") {
+    package init(directory: String, port: Int, host: String = "127.0.0.1") {
         self.directory = directory
         self.port = port
         self.host = host
@@ -41,34 +41,49 @@ final class PostgresServer: Sendable {
     private static let started: Result<PostgresServer, ServerError> = Result { try start() }.mapError { $0 as? ServerError ?? ServerError("\($0)") }
 
     /// The cluster of this test process, started on first use.
-    static func shared() throws -> PostgresServer {
+    package static func shared() throws -> PostgresServer {
         try started.get()
     }
 
     /// A new, empty database on the cluster, as a URL for `--db`.
-    func makeDatabase() throws -> String {
+    package func makeDatabase() throws -> String {
         let name = "rederive_test_\(UUID().uuidString.prefix(8).lowercased())"
         try Self.run(["\(Self.binaries)/createdb", "-h", host, "-p", String(port), "-U", "postgres", name], asServer: false)
         return url(database: name)
     }
 
-    func url(database: String, user: String = "postgres") -> String {
+    package func url(database: String, user: String = "postgres") -> String {
         "postgres://\(user)@127.0.0.1:\(port)/\(database)?sslmode=disable"
     }
 
     /// The database a URL of ``url(database:user:)`` names.
-    static func databaseName(in url: String) -> String {
+    package static func databaseName(in url: String) -> String {
         String(url.split(separator: "/").last?.split(separator: "?").first ?? "")
     }
 
     /// Runs `psql -c sql` on `database`, returning its unaligned output.
     @discardableResult
-    func psql(_ database: String, _ sql: String) throws -> String {
+    package func psql(_ database: String, _ sql: String) throws -> String {
         try Self.run(
             ["\(Self.binaries)/psql", "-h", host, "-p", String(port), "-U", "postgres", "-d", database,
              "-v", "ON_ERROR_STOP=1", "-A", "-t", "-q", "-c", sql],
             asServer: false
         )
+    }
+
+    /// The text ``psqlRows(_:_:)`` shows for NULL, as the CLI tests' harness does on either store.
+    package static let nullText = "<NULL>"
+
+    /// The rows of a query, tab-separated fields, NULL as ``nullText``.
+    package func psqlRows(_ database: String, _ sql: String) throws -> [[String]] {
+        let output = try Self.run(
+            ["\(Self.binaries)/psql", "-h", host, "-p", String(port), "-U", "postgres", "-d", database,
+             "-v", "ON_ERROR_STOP=1", "-A", "-t", "-q", "-F", "\t", "-P", "null=\(Self.nullText)", "-c", sql],
+            asServer: false
+        )
+        return output.split(separator: "\n", omittingEmptySubsequences: true).map { line in
+            line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        }
     }
 
     private static func start() throws -> PostgresServer {
@@ -90,7 +105,7 @@ final class PostgresServer: Sendable {
     }
 
     /// A new cluster's directory, its data in `data`, owned by the user the server runs as.
-    static func initializeCluster() throws -> String {
+    package static func initializeCluster() throws -> String {
         guard binariesPresent else { throw ServerError("\(skipReason)") }
         let asRoot = geteuid() == 0
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rederive-pg-\(UUID().uuidString)").path
@@ -104,13 +119,13 @@ final class PostgresServer: Sendable {
     }
 
     /// Stops the cluster at once and deletes its directory.
-    func stop() {
+    package func stop() {
         _ = try? Self.run(["\(Self.binaries)/pg_ctl", "-D", "\(directory)/data", "-m", "immediate", "-w", "stop"], asServer: geteuid() == 0)
         try? FileManager.default.removeItem(atPath: directory)
     }
 
     /// A TCP port no one listens on now.
-    static func freePort() throws -> Int {
+    package static func freePort() throws -> Int {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(socket) }
         var address = sockaddr_in()
@@ -128,7 +143,7 @@ final class PostgresServer: Sendable {
     /// Runs a command to its end (as `postgres` through runuser when asked); its output, or an error
     /// with what it wrote.
     @discardableResult
-    static func run(_ arguments: [String], asServer: Bool) throws -> String {
+    package static func run(_ arguments: [String], asServer: Bool) throws -> String {
         let command = asServer ? ["/usr/sbin/runuser", "-u", "postgres", "--"] + arguments : arguments
         // A file, not a pipe: the server started by pg_ctl would hold a pipe open for as long as it runs.
         let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("rederive-pg-\(UUID().uuidString).log").path

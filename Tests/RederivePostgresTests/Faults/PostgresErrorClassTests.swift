@@ -3,6 +3,7 @@ import Foundation
 import PostgresNIO
 import Rederive
 @testable import RederivePostgres
+import RederivePostgresTestSupport
 import Testing
 
 /// Each way the server fails a statement or a connection, caused for real, has a one-line reason of

@@ -1,6 +1,7 @@
 #if PostgreSQL
 import Rederive
 @testable import RederivePostgres
+import RederivePostgresTestSupport
 import RoomScan
 import Synchronization
 import Testing

@@ -6,15 +6,15 @@ import Glibc
 /// signed by a throwaway certificate authority, for the tests of `sslmode`.
 extension PostgresServer {
     /// The cluster, and the PEM files of the authority that signed its certificate and of another one.
-    struct TLSCluster {
-        let server: PostgresServer
-        let authority: String
-        let otherAuthority: String
+    package struct TLSCluster {
+        package let server: PostgresServer
+        package let authority: String
+        package let otherAuthority: String
     }
 
     /// Starts a new cluster on a free port of 127.0.0.1 whose `pg_hba.conf` trusts TLS connections and
     /// rejects the others. Stop it with ``stop()``.
-    static func startWithTLS() throws -> TLSCluster {
+    package static func startWithTLS() throws -> TLSCluster {
         let directory = try initializeCluster()
         let port = try freePort()
         let server = PostgresServer(directory: directory, port: port)

@@ -10,9 +10,9 @@ import Synchronization
 /// stopped server does.
 ///
 /// One thread moves the bytes of every connection (poll), whatever their number.
-final class TCPRelay: Sendable {
+package final class TCPRelay: Sendable {
     /// The port clients connect to, on 127.0.0.1.
-    let port: Int
+    package let port: Int
     private let target: Int
     private let listener: Int32
     private let state = Mutex(State())
@@ -32,7 +32,7 @@ final class TCPRelay: Sendable {
     }
 
     /// Listens on a free port of 127.0.0.1, relaying each connection to `targetPort` there.
-    init(to targetPort: Int) throws {
+    package init(to targetPort: Int) throws {
         // Every socket of the relay is closed on exec: a child the test spawns (psql) would otherwise
         // hold a connection open after the relay closed or reset it, until the child ends.
         let listening = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -57,13 +57,13 @@ final class TCPRelay: Sendable {
     }
 
     /// Stops moving bytes, either way, and opening or closing connections on the other side.
-    func cut() { state.withLock { $0.cut = true } }
+    package func cut() { state.withLock { $0.cut = true } }
 
     /// Moves bytes again, the held ones first.
-    func reconnect() { state.withLock { $0.cut = false } }
+    package func reconnect() { state.withLock { $0.cut = false } }
 
     /// What the relay can do to every open connection, as the network or the server would.
-    enum Fault: Sendable {
+    package enum Fault: Sendable {
         /// Both ends get a reset (RST, a close with `SO_LINGER` 0): the client's next read fails with
         /// ECONNRESET, and the server's session ends.
         case reset
@@ -73,7 +73,7 @@ final class TCPRelay: Sendable {
 
     /// Does `fault` to every connection open now, and waits until it is done; how many it was done to.
     @discardableResult
-    func inject(_ fault: Fault) -> Int {
+    package func inject(_ fault: Fault) -> Int {
         state.withLock { $0.fault = fault }
         while state.withLock({ $0.fault != nil }) { usleep(5_000) }
         return state.withLock { $0.faulted }
@@ -81,13 +81,13 @@ final class TCPRelay: Sendable {
 
     /// Resets every connection a client opens from now on as soon as it is accepted (while
     /// `refusing`), as a server that is down refuses them; a connection attempt fails at once.
-    func refuse(_ refusing: Bool) { state.withLock { $0.refusing = refusing } }
+    package func refuse(_ refusing: Bool) { state.withLock { $0.refusing = refusing } }
 
     /// How many connections to the server the relay has opened.
-    var connectionsOpened: Int { state.withLock { $0.opened } }
+    package var connectionsOpened: Int { state.withLock { $0.opened } }
 
     /// Closes every connection and the listener; waits for the relay's thread to end.
-    func stop() {
+    package func stop() {
         state.withLock { $0.stopped = true }
         while !finished.withLock({ $0 }) { usleep(10_000) }
     }
@@ -201,8 +201,8 @@ final class TCPRelay: Sendable {
         return true
     }
 
-    struct RelayError: Error, CustomStringConvertible {
-        let description: String
-        init(_ description: String) { self.description = description }
+    package struct RelayError: Error, CustomStringConvertible {
+        package let description: String
+        package init(_ description: String) { self.description = description }
     }
 }

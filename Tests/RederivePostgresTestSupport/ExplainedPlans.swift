@@ -3,18 +3,18 @@ import Foundation
 
 /// The plans `auto_explain` sent as notices (`log_level = notice`, `log_format = json`) in a psql
 /// session's output, nested statements included: what the server actually ran, trigger statements too.
-struct ExplainedPlan {
-    let query: String
-    let root: Node
+package struct ExplainedPlan {
+    package let query: String
+    package let root: Node
 
     /// One node of a plan, with what `log_analyze` adds when it is on.
-    struct Node {
-        let type: String
-        let relation: String?
-        let actualRows: Int?
-        let children: [Node]
+    package struct Node {
+        package let type: String
+        package let relation: String?
+        package let actualRows: Int?
+        package let children: [Node]
 
-        init(_ object: [String: Any]) {
+        package init(_ object: [String: Any]) {
             type = object["Node Type"] as? String ?? ""
             relation = object["Relation Name"] as? String
             actualRows = (object["Actual Rows"] as? NSNumber)?.intValue
@@ -22,14 +22,14 @@ struct ExplainedPlan {
         }
 
         /// This node and every node below it.
-        var all: [Node] { [self] + children.flatMap(\.all) }
+        package var all: [Node] { [self] + children.flatMap(\.all) }
 
         /// The scans this node reads from: its leaves.
-        var leaves: [Node] { children.isEmpty ? [self] : children.flatMap(\.leaves) }
+        package var leaves: [Node] { children.isEmpty ? [self] : children.flatMap(\.leaves) }
     }
 
     /// Every plan in `output`, in the order the server ran their statements.
-    static func all(in output: String) -> [ExplainedPlan] {
+    package static func all(in output: String) -> [ExplainedPlan] {
         output.components(separatedBy: "NOTICE:").dropFirst().compactMap { notice in
             guard let start = notice.firstIndex(of: "{"), let end = notice.lastIndex(of: "}"),
                   let object = try? JSONSerialization.jsonObject(with: Data(notice[start...end].utf8)) as? [String: Any],
@@ -40,13 +40,13 @@ struct ExplainedPlan {
     }
 
     /// The rows the statement's transition tables (named tuplestores) held, the most of them.
-    var transitionRows: Int {
+    package var transitionRows: Int {
         root.all.filter { $0.type == "Named Tuplestore Scan" }.compactMap(\.actualRows).max() ?? 0
     }
 
     /// A nested loop whose both sides read transition tables only: it compares every row of one with
     /// every row of the other.
-    var joinsTransitionTablesByNestedLoop: Bool {
+    package var joinsTransitionTablesByNestedLoop: Bool {
         root.all.contains { node in
             node.type == "Nested Loop" && node.children.count == 2
                 && node.children.allSatisfy { side in side.leaves.allSatisfy { $0.type == "Named Tuplestore Scan" } }
@@ -54,7 +54,7 @@ struct ExplainedPlan {
     }
 
     /// Whether the plan reads the whole of `table`.
-    func scansAll(of table: String) -> Bool {
+    package func scansAll(of table: String) -> Bool {
         root.all.contains { $0.type == "Seq Scan" && $0.relation == table }
     }
 }

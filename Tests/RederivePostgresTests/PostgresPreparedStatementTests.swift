@@ -1,6 +1,7 @@
 #if PostgreSQL
 import PostgresNIO
 @testable import RederivePostgres
+import RederivePostgresTestSupport
 import Testing
 
 /// The statements of claims and commits are prepared once per connection and executed by name.

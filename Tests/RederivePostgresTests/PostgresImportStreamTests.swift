@@ -3,6 +3,8 @@ import Foundation
 import Rederive
 import RederiveCodec
 import RederivePostgres
+import RederivePostgresTestSupport
+import RederiveTestSupport
 import RoomScan
 import Synchronization
 import Testing

@@ -4,12 +4,12 @@ import Glibc
 
 /// A primary of its own with a streaming standby (`pg_basebackup -R`), both on loopback: for the test
 /// of `--max-replica-lag`, which pauses the standby's replay.
-struct ReplicatedServers {
-    let primary: PostgresServer
-    let standby: PostgresServer
+package struct ReplicatedServers {
+    package let primary: PostgresServer
+    package let standby: PostgresServer
 
     /// Starts a primary and a standby that streams from it, and waits until the primary sees it.
-    static func start() throws -> ReplicatedServers {
+    package static func start() throws -> ReplicatedServers {
         let asRoot = geteuid() == 0
         let primaryDirectory = try PostgresServer.initializeCluster()
         let primaryPort = try PostgresServer.freePort()
@@ -53,7 +53,7 @@ struct ReplicatedServers {
     }
 
     /// Stops both clusters and deletes their directories.
-    func stop() {
+    package func stop() {
         standby.stop()
         primary.stop()
     }

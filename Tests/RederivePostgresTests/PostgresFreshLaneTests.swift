@@ -1,6 +1,7 @@
 #if PostgreSQL
 import Rederive
 import RederivePostgres
+import RederivePostgresTestSupport
 import Synchronization
 import Testing
 

@@ -11,26 +11,26 @@ import Synchronization
 /// Creating them takes `CAP_SYS_ADMIN` and `CAP_NET_ADMIN` (root); without them ``create(workers:)``
 /// throws ``Unavailable`` with the reason. ``tearDown()`` deletes the namespaces, and their links
 /// with them.
-final class NetworkNamespaces: Sendable {
-    static let ip = "/usr/sbin/ip"
-    static let subnet = "10.231.0"
+package final class NetworkNamespaces: Sendable {
+    package static let ip = "/usr/sbin/ip"
+    package static let subnet = "10.231.0"
 
     /// The server's namespace.
-    let server: String
+    package let server: String
     /// One namespace per worker, in order.
-    let workers: [String]
+    package let workers: [String]
     private let removed = Mutex(false)
 
     /// The server's address on the private network.
-    var serverAddress: String { "\(Self.subnet).1" }
+    package var serverAddress: String { "\(Self.subnet).1" }
     /// The private network, as pg_hba.conf and `ip` write it.
-    var network: String { "\(Self.subnet).0/24" }
+    package var network: String { "\(Self.subnet).0/24" }
 
-    func workerAddress(_ index: Int) -> String { "\(Self.subnet).\(10 + index)" }
+    package func workerAddress(_ index: Int) -> String { "\(Self.subnet).\(10 + index)" }
 
     /// The command prefix that runs a program in `namespace`; `ip netns exec` execs it in place, so
     /// the process keeps the pid it was started with.
-    func exec(in namespace: String) -> [String] { [Self.ip, "netns", "exec", namespace] }
+    package func exec(in namespace: String) -> [String] { [Self.ip, "netns", "exec", namespace] }
 
     private init(id: String, workers: Int) {
         server = "rederive-\(id)-db"
@@ -39,7 +39,7 @@ final class NetworkNamespaces: Sendable {
 
     /// Creates the server's namespace with its switch, and `count` workers' namespaces plugged into it,
     /// every link up. Leaves nothing behind when it throws.
-    static func create(workers count: Int) throws(Unavailable) -> NetworkNamespaces {
+    package static func create(workers count: Int) throws(Unavailable) -> NetworkNamespaces {
         let hosts = NetworkNamespaces(id: UUID().uuidString.prefix(8).lowercased(), workers: count)
         do {
             for namespace in [hosts.server] + hosts.workers {
@@ -65,13 +65,13 @@ final class NetworkNamespaces: Sendable {
 
     /// Unplugs worker `index` from the switch (`up: false`) or plugs it back: its own link stays up,
     /// and whatever it or the server sends meanwhile is lost, as when a cable is pulled.
-    func setLink(ofWorker index: Int, up: Bool) throws(CommandFailure) {
+    package func setLink(ofWorker index: Int, up: Bool) throws(CommandFailure) {
         try Self.run("-n", server, "link", "set", Self.port(index), up ? "up" : "down")
     }
 
     /// Deletes every namespace, with its links. Call once the processes started in them have ended:
     /// a namespace outlives its name while a process still runs in it.
-    func tearDown() {
+    package func tearDown() {
         let first = removed.withLock { removed in
             defer { removed = true }
             return !removed
@@ -104,12 +104,12 @@ final class NetworkNamespaces: Sendable {
         }
     }
 
-    struct CommandFailure: Error, CustomStringConvertible {
-        let description: String
+    package struct CommandFailure: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// Why this process cannot create the namespaces.
-    struct Unavailable: Error, CustomStringConvertible {
-        let description: String
+    package struct Unavailable: Error, CustomStringConvertible {
+        package let description: String
     }
 }

@@ -2,67 +2,10 @@
 import Foundation
 import Rederive
 import RederivePostgres
+import RederivePostgresTestSupport
+import RederiveTestSupport
 import Synchronization
 import Testing
-
-/// A floor plan, as each record of table `plans` stores it: `{"label": "hall", "width": 3, "depth": 4}`.
-struct FloorPlan: Decodable, Sendable {
-    let label: String
-    let width: Double
-    let depth: Double
-}
-
-/// How often each processor's closure ran, to prove what a run did not derive.
-final class DeriveCalls: Sendable {
-    let area = Atomic<Int>(0)
-    let label = Atomic<Int>(0)
-    let kind = Atomic<Int>(0)
-}
-
-/// Pipeline `plans` over table `plans (id, key, payload)`: `area` and `label` derive from the payload,
-/// `kind` from their values alone, as `"<label>-large"` for 20 m² and more, else `"<label>-small"`.
-struct FloorPipeline {
-    /// `area` is width × depth at version 1, twice that at 2, and at 3 the same as at 2, computed otherwise.
-    var areaVersion = 1
-    var labelVersion = 1
-    /// A label the `label` processor throws for.
-    var rejectedLabel: String?
-    /// `kind` is lowercase at version 1, uppercase at 2.
-    var kindVersion = 1
-    /// Where the derived columns go: the companion table `plans_derived` when nil.
-    var layout: Pipeline.Layout?
-    let calls = DeriveCalls()
-
-    struct Rejected: Error, CustomStringConvertible {
-        let label: String
-        var description: String { "label \(label) is rejected" }
-    }
-
-    var pipeline: Pipeline {
-        let (calls, areaVersion, rejectedLabel, kindVersion) = (calls, areaVersion, rejectedLabel, kindVersion)
-        let area = Processor<FloorPlan>.real("area", version: areaVersion) { plan in
-            calls.area.add(1, ordering: .relaxed)
-            switch areaVersion {
-            case 1: return plan.width * plan.depth
-            case 2: return plan.width * plan.depth * 2
-            default: return 2 * plan.depth * plan.width
-            }
-        }
-        let label = Processor<FloorPlan>.text("label", version: labelVersion) { plan in
-            calls.label.add(1, ordering: .relaxed)
-            if plan.label == rejectedLabel { throw Rejected(label: plan.label) }
-            return plan.label
-        }
-        let kind = Processor<FloorPlan>.text("kind", version: kindVersion, from: area.real, label.text) { area, label in
-            calls.kind.add(1, ordering: .relaxed)
-            let kind = "\(label ?? "?")-\((area ?? 0) >= 20 ? "large" : "small")"
-            return kindVersion == 1 ? kind : kind.uppercased()
-        }
-        return Pipeline(
-            name: "plans", table: "plans", keyColumn: "key", layout: layout, decoding: FloorPlan.self, processors: [area, label, kind]
-        )
-    }
-}
 
 /// Processors that derive from other processors' values behave on PostgreSQL as on SQLite: they derive
 /// after their inputs, again only when their inputs' values change, without payloads when nothing else

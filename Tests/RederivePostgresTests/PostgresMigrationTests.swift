@@ -2,6 +2,7 @@
 import Foundation
 import Rederive
 import RederivePostgres
+import RederivePostgresTestSupport
 import Testing
 
 /// Migrations on a PostgreSQL store, called as an app calls them.

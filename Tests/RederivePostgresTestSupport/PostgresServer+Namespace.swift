@@ -6,12 +6,12 @@ import Glibc
 /// over a network (``NetworkNamespaces``).
 extension PostgresServer {
     /// The port the cluster listens on: it is alone in its namespace.
-    static let namespacePort = 5432
+    package static let namespacePort = 5432
 
     /// Starts a new cluster in `namespace`, listening on its loopback and on `address`, and trusting
     /// every client of `network` (as `10.231.0.0/24`). The tests reach it through its socket, which
     /// lives in the cluster's directory. Stop it with ``stop()``; it is not stopped at exit.
-    static func start(inNamespace namespace: String, address: String, trusting network: String) throws -> PostgresServer {
+    package static func start(inNamespace namespace: String, address: String, trusting network: String) throws -> PostgresServer {
         let directory = try initializeCluster()
         let server = PostgresServer(directory: directory, port: namespacePort, host: directory)
         do {

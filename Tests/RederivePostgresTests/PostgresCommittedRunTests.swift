@@ -2,6 +2,7 @@
 import Rederive
 import RederiveCodec
 import RederivePostgres
+import RederivePostgresTestSupport
 import RoomScan
 import Testing
 
