@@ -201,6 +201,18 @@ let package = Package(
         ),
         // Bounds how many tests run at once in the test process (Tests/TestParallelism/TestParallelism.c).
         .target(name: "TestParallelism", path: "Tests/TestParallelism"),
+        // What several test targets share: the test pipelines, temporary SQLite databases and an app's
+        // connection to them, the README's pipeline, the package's root. Not a product.
+        .target(
+            name: "RederiveTestSupport",
+            dependencies: [
+                "Rederive",
+                "RederiveSQLite",
+                "RederiveCodec",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Tests/RederiveTestSupport"
+        ),
         .testTarget(
             name: "RederiveCodecTests",
             dependencies: ["RederiveCodec", "TestParallelism"]
@@ -213,12 +225,43 @@ let package = Package(
             name: "RederiveTests",
             dependencies: [
                 "Rederive",
-                "RederiveSQL",
+                "RederiveTestSupport",
                 "RederiveMemory",
                 "RederiveSQLite",
                 "RederiveCodec",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // The in-memory store itself: the test its article shows an app writing.
+        .testTarget(
+            name: "RederiveMemoryTests",
+            dependencies: ["Rederive", "RederiveMemory", "RederiveTestSupport"]
+        ),
+        // The SQLite store itself: its SQL, an app's own connections, migrations, backups, reset, and
+        // the values SQLite holds. The engine's tests run on it too, but test the engine.
+        .testTarget(
+            name: "RederiveSQLiteTests",
+            dependencies: [
+                "Rederive",
+                "RederiveSQLite",
+                "RederiveSQL",
+                "RederiveTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // The watcher: its passes and lanes, its metrics, and the in-app example of docs/watching.md.
+        .testTarget(
+            name: "RederiveWatchTests",
+            dependencies: [
+                "Rederive",
                 "RederiveWatch",
+                "RederiveTestSupport",
+                "RederiveSQLite",
+                "RederiveMemory",
+                "RederiveCodec",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
@@ -252,13 +295,42 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: metricsEndpoint)),
             ]
         ),
+        // Throwaway PostgreSQL clusters, relays that cut or fault their connections, network namespaces,
+        // and fixtures on them, for the PostgreSQL store's tests and the CLI's. Not a product; empty
+        // without the PostgreSQL trait.
+        .target(
+            name: "RederivePostgresTestSupport",
+            dependencies: [
+                "Rederive",
+                "RederiveCLI",
+                "RoomScan",
+                .target(name: "RederivePostgres", condition: .when(traits: postgreSQL)),
+            ],
+            path: "Tests/RederivePostgresTestSupport"
+        ),
+        // The PostgreSQL store itself, through its own API: its SQL, claims, commits, counts and errors.
+        // The suites that drive it through the CLI are in RederiveCLITests. Empty without the trait.
+        .testTarget(
+            name: "RederivePostgresTests",
+            dependencies: [
+                "Rederive",
+                "RederiveSQL",
+                "RederiveCodec",
+                "RederiveStoreTesting",
+                "RoomScan",
+                "RederiveTestSupport",
+                .target(name: "RederivePostgres", condition: .when(traits: postgreSQL)),
+                .target(name: "RederivePostgresTestSupport", condition: .when(traits: postgreSQL)),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: postgreSQL)),
+            ]
+        ),
         .testTarget(
             name: "RederiveCLITests",
             dependencies: [
                 "RederiveCLI",
-                "RederiveSQL",
+                "RederiveTestSupport",
                 .target(name: "RederivePostgres", condition: .when(traits: postgreSQL)),
-                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: postgreSQL)),
+                .target(name: "RederivePostgresTestSupport", condition: .when(traits: postgreSQL)),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: metricsEndpoint)),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: metricsEndpoint)),
                 "RederiveMemory",

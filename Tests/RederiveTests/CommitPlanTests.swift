@@ -1,4 +1,5 @@
 @testable import Rederive
+import RederiveTestSupport
 import Testing
 
 /// The commit plan alone, without a store: what each result becomes and what is written for it.

@@ -1,15 +1,15 @@
 import Foundation
+import RederiveTestSupport
 import Testing
 
 @Suite("DocC articles")
 struct DocumentationArticleTests {
-    static let catalog = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Sources/Rederive/Rederive.docc")
+    static let catalog = PackageRoot.appending("Sources/Rederive/Rederive.docc")
 
     @Test func writingAPipelineShowsExactlyTheCodeTheReadmeTestCompiles() throws {
         let article = try String(contentsOf: Self.catalog.appendingPathComponent("WritingAPipeline.md"), encoding: .utf8)
         let source = try String(
-            contentsOf: ReadmeExampleTests.root.appendingPathComponent("Tests/RederiveTests/ReadmeExample.swift"), encoding: .utf8
+            contentsOf: PackageRoot.appending("Tests/RederiveTestSupport/ReadmeExample.swift"), encoding: .utf8
         )
         let code = ReadmeExampleTests.excerpt(source)
         #expect(!code.isEmpty)
@@ -40,7 +40,7 @@ struct DocumentationArticleTests {
 
     @Test func theGlossaryGivesTheRecordStatesTheMeaningsTheReadmeGives() throws {
         let landing = try String(contentsOf: Self.catalog.appendingPathComponent("Rederive.md"), encoding: .utf8)
-        let readme = try String(contentsOf: ReadmeExampleTests.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: PackageRoot.appending("README.md"), encoding: .utf8)
         let states = ["up to date", "stale", "failed"]
         let inReadme = Self.rows(readme, terms: states)
         #expect(inReadme.count == states.count)

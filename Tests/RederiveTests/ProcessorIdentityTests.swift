@@ -2,25 +2,17 @@ import Foundation
 import GRDB
 import Rederive
 import RederiveSQLite
+import RederiveTestSupport
 import Testing
 
 /// A processor is identified by its pipeline and its name: two pipelines on one database may each have
 /// a processor of the same name, and their stamps and failures never mix.
 @Suite("Processor identity")
 struct ProcessorIdentityTests {
-    /// A pipeline over table `table (id, key, payload)` with one processor named `score`.
-    func scoring(_ name: String, table: String, version: Int = 1, factor: Double) -> Pipeline {
-        let score = Processor<Sample>(name: "score", version: version, columns: [.real("score")]) { sample in
-            if sample.label == "explode" { throw TestPipeline.Explosion() }
-            return [.real(sample.values.reduce(0, +) * factor)]
-        }
-        return Pipeline(name: name, table: table, keyColumn: "key", decoding: Sample.self, processors: [score])
-    }
-
     @Test func twoPipelinesWithOneProcessorNameKeepTheirOwnStamps() async throws {
         try await withTemporaryDatabase { path in
-            let scans = scoring("scans", table: "scans", factor: 1)
-            let notes = scoring("notes", table: "notes", factor: 10)
+            let scans = scoringPipeline("scans", table: "scans", factor: 1)
+            let notes = scoringPipeline("notes", table: "notes", factor: 10)
             let store = try SQLiteStore(path: path)
             try await store.prepare(scans)
             try await store.prepare(notes)
@@ -37,7 +29,7 @@ struct ProcessorIdentityTests {
             #expect(second.counts == RunCounts(derived: 6))
 
             // A version bump of one pipeline's `score` leaves the other pipeline's `score` up to date.
-            let bumped = scoring("scans", table: "scans", version: 2, factor: 2)
+            let bumped = scoringPipeline("scans", table: "scans", version: 2, factor: 2)
             #expect(try await store.status(of: bumped).map(\.stale) == [6])
             #expect(try await store.status(of: notes).map(\.stale) == [0])
             let third = try await Runner(store: store, pipelines: [bumped, notes]).run()
@@ -57,8 +49,8 @@ struct ProcessorIdentityTests {
 
     @Test func failuresAndInvalidationStayWithTheirPipeline() async throws {
         try await withTemporaryDatabase { path in
-            let scans = scoring("scans", table: "scans", factor: 1)
-            let notes = scoring("notes", table: "notes", factor: 1)
+            let scans = scoringPipeline("scans", table: "scans", factor: 1)
+            let notes = scoringPipeline("notes", table: "notes", factor: 1)
             let store = try SQLiteStore(path: path)
             try await store.prepare(scans)
             try await store.prepare(notes)
@@ -83,7 +75,7 @@ struct ProcessorIdentityTests {
     func theRunnerRejectsConflictingPipelinesWithoutARegistry(_ label: String, _ tables: [String], _ message: String) async throws {
         try await withTemporaryDatabase { path in
             let names = label == "one pipeline name twice" ? ["same", "same"] : ["a", "b"]
-            let pipelines = zip(names, tables).map { scoring($0.0, table: $0.1, factor: 1) }
+            let pipelines = zip(names, tables).map { scoringPipeline($0.0, table: $0.1, factor: 1) }
             let store = try SQLiteStore(path: path)
             let rejected: @Sendable (any Error) -> Bool = { error in (error as? RederiveError)?.message.contains(message) ?? false }
             await #expect(performing: { _ = try await Runner(store: store, pipelines: pipelines).run() }, throws: rejected)

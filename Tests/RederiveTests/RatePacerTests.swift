@@ -1,6 +1,7 @@
 import Foundation
 import Rederive
 import RederiveSQLite
+import RederiveTestSupport
 import Synchronization
 import Testing
 

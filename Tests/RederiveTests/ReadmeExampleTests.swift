@@ -3,12 +3,11 @@ import GRDB
 import Rederive
 import RederiveCodec
 import RederiveSQLite
+import RederiveTestSupport
 import Testing
 
 @Suite("README example")
 struct ReadmeExampleTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     /// The lines between the begin and end markers of a file.
     static func excerpt(_ text: String) -> String {
         let lines = text.components(separatedBy: "\n")
@@ -19,8 +18,8 @@ struct ReadmeExampleTests {
     }
 
     @Test func theReadmeShowsExactlyTheCodeThisTestCompiles() throws {
-        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
-        let source = try String(contentsOf: Self.root.appendingPathComponent("Tests/RederiveTests/ReadmeExample.swift"), encoding: .utf8)
+        let readme = try String(contentsOf: PackageRoot.appending("README.md"), encoding: .utf8)
+        let source = try String(contentsOf: PackageRoot.appending("Tests/RederiveTestSupport/ReadmeExample.swift"), encoding: .utf8)
         let code = Self.excerpt(source)
         #expect(!code.isEmpty)
         #expect(readme.contains("```swift\nimport Rederive\n\n" + code + "\n```"))
@@ -64,9 +63,8 @@ struct ReadmeExampleTests {
 @Suite("README migration example")
 struct ReadmeMigrationExampleTests {
     @Test func thePipelinesPageShowsExactlyTheMigrationsThisTestRuns() throws {
-        let root = ReadmeExampleTests.root
-        let readme = try String(contentsOf: root.appendingPathComponent("docs/pipelines.md"), encoding: .utf8)
-        let source = try String(contentsOf: root.appendingPathComponent("Tests/RederiveTests/ReadmeMigrationExample.swift"), encoding: .utf8)
+        let readme = try String(contentsOf: PackageRoot.appending("docs/pipelines.md"), encoding: .utf8)
+        let source = try String(contentsOf: PackageRoot.appending("Tests/RederiveTests/ReadmeMigrationExample.swift"), encoding: .utf8)
         let lines = source.components(separatedBy: "\n")
         let begin = try #require(lines.firstIndex { $0.contains("README migration example begin") })
         let end = try #require(lines.firstIndex { $0.contains("README migration example end") })

@@ -1,4 +1,5 @@
 import Rederive
+import RederiveTestSupport
 import Testing
 
 @Suite("Registry")

@@ -1,4 +1,5 @@
 @testable import Rederive
+import RederiveTestSupport
 import Testing
 
 /// The rollback plan alone, without a store: which kept entries go back, why the others stay, and

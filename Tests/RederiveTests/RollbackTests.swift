@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Rederive
 import RederiveSQLite
+import RederiveTestSupport
 import Testing
 
 /// Doubles `total` from version 2 on, so that a version bump changes stored values.

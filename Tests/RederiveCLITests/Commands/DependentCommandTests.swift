@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Rederive
 import RederiveCLI
+import RederiveTestSupport
 import RoomScan
 import Testing
 

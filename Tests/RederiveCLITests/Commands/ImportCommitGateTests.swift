@@ -3,6 +3,7 @@ import GRDB
 import Rederive
 @testable import RederiveCLI
 import RederiveSQLite
+import RederiveTestSupport
 import RoomScan
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import RederiveTestSupport
 import Testing
 
 /// `import DIR` never leaves part of what it was given out without saying so: a directory it cannot

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Rederive
 import RederiveCodec
+import RederiveTestSupport
 import Testing
 
 /// The executable says which inflater is active, and a run with libdeflate switched off stores

@@ -3,8 +3,12 @@ import GRDB
 import Rederive
 import RederiveCLI
 import RederiveSQLite
+import RederiveTestSupport
 import RoomScan
 import Testing
+#if PostgreSQL
+import RederivePostgresTestSupport
+#endif
 
 @Suite("rederive migrate")
 struct MigrateCommandTests {

@@ -4,6 +4,7 @@ import Rederive
 import RederiveCLI
 import RederiveCodec
 import RederiveSQLite
+import RederiveTestSupport
 import RoomScan
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import Rederive
 import RederiveCLI
+import RederiveTestSupport
 import Testing
 
 @Suite("rederive rollback", .timeLimit(.minutes(5)))

@@ -3,6 +3,7 @@ import GRDB
 import Rederive
 import RederiveCLI
 import RederiveCodec
+import RederiveTestSupport
 import RoomScan
 import Testing
 

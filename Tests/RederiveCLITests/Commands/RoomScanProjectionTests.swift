@@ -1,6 +1,7 @@
 import Foundation
 import Rederive
 import RederiveCodec
+import RederiveTestSupport
 import RoomScan
 import RoomScanGenerator
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import RederiveTestSupport
 import Testing
 
 @Suite("Safety commands", .timeLimit(.minutes(5)))

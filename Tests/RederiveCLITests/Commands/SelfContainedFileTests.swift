@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Rederive
+import RederiveTestSupport
 import RoomScan
 import Testing
 

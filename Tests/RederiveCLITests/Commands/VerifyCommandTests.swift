@@ -1,6 +1,7 @@
 import Foundation
 import Rederive
 import RederiveCLI
+import RederiveTestSupport
 import RoomScan
 import Testing
 

@@ -8,6 +8,7 @@ import Synchronization
 import Testing
 #if PostgreSQL
 import RederivePostgres
+import RederivePostgresTestSupport
 #endif
 
 /// One kind of store the conformance suite runs against; each check makes a fresh, empty one.

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import RederiveTestSupport
 import Testing
 
 /// Commands leave a database that rederive has not prepared as they found it: one that only reads

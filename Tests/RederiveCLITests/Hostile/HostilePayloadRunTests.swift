@@ -3,6 +3,7 @@ import GRDB
 import Rederive
 import RederiveCodec
 import RederiveSQLite
+import RederiveTestSupport
 import RoomScan
 import Testing
 

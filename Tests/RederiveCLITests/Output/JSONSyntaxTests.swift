@@ -1,6 +1,7 @@
 import Foundation
 import RederiveCLI
 import RederiveJSON
+import RederiveTestSupport
 import Testing
 
 /// The import's JSON check: it accepts exactly what a JSON parser accepts, and names the first problem.

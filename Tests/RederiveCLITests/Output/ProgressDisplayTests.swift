@@ -1,4 +1,5 @@
 import Foundation
+import RederiveTestSupport
 import Testing
 
 @Suite("progress display", .timeLimit(.minutes(5)))

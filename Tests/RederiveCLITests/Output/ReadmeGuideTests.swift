@@ -1,6 +1,7 @@
 import Foundation
 import Rederive
 import RederiveCLI
+import RederiveTestSupport
 import Testing
 
 /// The README is a user's guide: short, naming every command, failure kind and exit status, with

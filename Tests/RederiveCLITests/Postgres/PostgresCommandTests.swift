@@ -6,6 +6,7 @@ import Rederive
 import RederiveCLI
 import RederiveCodec
 import RederivePostgres
+import RederivePostgresTestSupport
 import RoomScan
 import Testing
 
@@ -322,20 +323,6 @@ struct PostgresCommandTests {
             #expect(backup.status == 1)
             #expect(backup.errors.contains("pg_dump") && !backup.errors.contains("hunter2"), "\(backup.errors)")
             #expect(backup.errors.split(separator: "\n").count == 1)
-        }
-    }
-}
-
-extension PostgresServer {
-    /// The rows of a query, tab-separated fields, NULL as ``CommandHarness/nullText``.
-    func psqlRows(_ database: String, _ sql: String) throws -> [[String]] {
-        let output = try Self.run(
-            ["\(Self.binaries)/psql", "-h", host, "-p", String(port), "-U", "postgres", "-d", database,
-             "-v", "ON_ERROR_STOP=1", "-A", "-t", "-q", "-F", "\t", "-P", "null=\(CommandHarness.nullText)", "-c", sql],
-            asServer: false
-        )
-        return output.split(separator: "\n", omittingEmptySubsequences: true).map { line in
-            line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
         }
     }
 }

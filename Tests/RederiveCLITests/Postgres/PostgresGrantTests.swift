@@ -1,6 +1,8 @@
 #if PostgreSQL
 import Foundation
 import RederiveCLI
+import RederivePostgresTestSupport
+import RederiveTestSupport
 import Testing
 
 /// The least-privilege roles of docs/postgresql.md, with its own statements: one that runs, one that

@@ -2,6 +2,8 @@
 import Foundation
 import Rederive
 import RederiveCLI
+import RederivePostgresTestSupport
+import RederiveTestSupport
 import Testing
 
 /// A pipeline's payload column may hold the JSON as text: import, run and the trigger work on `text`,

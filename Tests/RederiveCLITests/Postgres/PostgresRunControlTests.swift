@@ -2,6 +2,7 @@
 import Foundation
 import Glibc
 import RederiveCLI
+import RederivePostgresTestSupport
 import Testing
 
 /// `rederive pause` from a third host stops every worker of a run two hosts share within a heartbeat

@@ -1,6 +1,7 @@
 #if PostgreSQL
 import Foundation
 import RederiveCLI
+import RederivePostgresTestSupport
 import Testing
 
 /// `status` of a run that two workers share on PostgreSQL: done of total, the rate lately, the time

@@ -2,7 +2,9 @@
 import Foundation
 import Rederive
 import RederivePostgres
+import RederivePostgresTestSupport
 import RederiveStoreTesting
+import RederiveTestSupport
 import RoomScan
 import Testing
 

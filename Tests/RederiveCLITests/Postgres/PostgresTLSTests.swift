@@ -1,5 +1,6 @@
 #if PostgreSQL
 import Foundation
+import RederivePostgresTestSupport
 import Testing
 
 /// `sslmode` as libpq reads it, against a server that accepts only TLS: `require` encrypts without

@@ -1,5 +1,6 @@
 #if PostgreSQL
 import Foundation
+import RederivePostgresTestSupport
 import Testing
 
 /// `rederive watch` on PostgreSQL: watchers on one database share a stream of inserts through the

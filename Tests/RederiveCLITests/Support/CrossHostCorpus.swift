@@ -1,5 +1,6 @@
 #if PostgreSQL
 import Foundation
+import RederivePostgresTestSupport
 import Testing
 
 /// What a test of a run shared across hosts starts from: the server and worker hosts (``CrossHosts``),

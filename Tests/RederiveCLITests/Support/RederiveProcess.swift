@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import RederiveCLI
+import RederiveTestSupport
 import Testing
 
 /// The already built `rederive` executable, run as a child process the way a user or a cron job

@@ -1,6 +1,9 @@
 import Foundation
 import GRDB
 import Testing
+#if PostgreSQL
+import RederivePostgresTestSupport
+#endif
 
 /// Which store a parameterised test runs on: SQLite always, and PostgreSQL in a build with the
 /// PostgreSQL trait on a machine with the server binaries (or where they are required).

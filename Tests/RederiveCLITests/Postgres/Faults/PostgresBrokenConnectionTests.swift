@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Rederive
 import RederivePostgres
+import RederivePostgresTestSupport
 import Synchronization
 import Testing
 

@@ -2,6 +2,7 @@
 import Foundation
 import Glibc
 import RederiveCLI
+import RederivePostgresTestSupport
 import Testing
 
 /// Faults that hit a worker in the middle of a claim, on hosts joined by a network (network

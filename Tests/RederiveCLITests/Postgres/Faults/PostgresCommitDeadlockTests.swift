@@ -2,6 +2,7 @@
 import Foundation
 import Rederive
 import RederivePostgres
+import RederivePostgresTestSupport
 import RoomScan
 import Testing
 

@@ -2,6 +2,7 @@
 import Foundation
 import NIOCore
 import RederivePostgres
+import RederivePostgresTestSupport
 import Testing
 
 /// What a person reads when a PostgreSQL database cannot be reached or connects differently than

@@ -2,6 +2,7 @@
 import Foundation
 import Glibc
 import RederiveCLI
+import RederivePostgresTestSupport
 import Testing
 
 /// Workers on three hosts share one run over a network: the server in a network namespace, each

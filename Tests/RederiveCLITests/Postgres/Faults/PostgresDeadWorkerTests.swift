@@ -2,6 +2,7 @@
 import Foundation
 import Glibc
 import RederiveCLI
+import RederivePostgresTestSupport
 import Testing
 
 /// What a worker killed with SIGKILL held is derived by the live workers' next claims, not at the end

@@ -1,6 +1,7 @@
 #if PostgreSQL
 import Foundation
 import Glibc
+import RederivePostgresTestSupport
 import Testing
 
 /// The outage policy of `run` and `watch`, with real faults: a worker cut off for good ends by itself

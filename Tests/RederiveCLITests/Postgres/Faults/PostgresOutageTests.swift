@@ -1,6 +1,7 @@
 #if PostgreSQL
 import Foundation
 import Glibc
+import RederivePostgresTestSupport
 import Testing
 
 /// A server stopped and started again in the middle of a run: the run says in one line that it

@@ -1,6 +1,7 @@
 #if PostgreSQL
 import Foundation
 import RederiveCLI
+import RederivePostgresTestSupport
 import Testing
 
 /// Workers cut off from the server for far longer than their lease (2 s) carry on once the link is

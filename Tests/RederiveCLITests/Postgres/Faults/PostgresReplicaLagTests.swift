@@ -1,5 +1,6 @@
 #if PostgreSQL
 import Foundation
+import RederivePostgresTestSupport
 import Testing
 
 /// `run --max-replica-lag` against a real streaming standby: while the standby's replay is paused

@@ -2,6 +2,7 @@
 import Foundation
 import Glibc
 import RederiveCLI
+import RederivePostgresTestSupport
 import Testing
 
 /// SIGINT or SIGTERM of `rederive run` on PostgreSQL ends it as on SQLite: what is in flight is

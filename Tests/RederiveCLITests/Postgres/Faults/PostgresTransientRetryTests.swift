@@ -1,5 +1,6 @@
 #if PostgreSQL
 import Foundation
+import RederivePostgresTestSupport
 import Testing
 
 /// A claim or a commit that the server rolls back for the moment (here a lock not granted within the

@@ -1,5 +1,6 @@
 #if PostgreSQL
 import Foundation
+import RederivePostgresTestSupport
 import Testing
 
 /// A watcher cut off from the server for longer than its lease while an app goes on inserting:

@@ -1,6 +1,7 @@
 #if PostgreSQL
 import Foundation
 import RederiveCLI
+import RederivePostgresTestSupport
 
 /// What the worker processes of a run shared on a PostgreSQL database are doing, as the server sees
 /// it: for tests that wait for a state of the run, and say what they saw when it never came.
