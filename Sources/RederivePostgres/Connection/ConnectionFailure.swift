@@ -128,23 +128,34 @@ package enum ConnectionFailure {
         return state.count == 5 ? String(state) : nil
     }
 
-    /// What the connection pool's own error `error` says, in a person's words: the pool gave up on
-    /// new connections for a while (its circuit breaker), or was shut down; nil for other errors.
-    /// Its type is the pool module's, known here by its words only.
-    package static func reason(pool error: any Error) -> String? {
-        let text = "\(error)"
-        guard text.hasPrefix("ConnectionPoolError") else { return nil }
-        if text.contains("connectionCreationCircuitBreakerTripped") {
-            return "no connection to the server could be made for a while (is it running and reachable?)"
-        }
-        if text.contains("poolShutdown") { return "the store's connections were closed" }
-        return "the request for a connection was cancelled"
+    /// What the connection pool's own errors say.
+    package enum PoolError {
+        /// It gave up on new connections for a while (its circuit breaker).
+        case circuitBreakerTripped
+        /// It was shut down: the store was closed.
+        case shutDown
+        /// A request for a connection was cancelled.
+        case requestCancelled
     }
 
-    /// Whether `error` is the connection pool's saying that it was shut down (the store was closed).
-    package static func isPoolShutdown(_ error: any Error) -> Bool {
+    /// Which of the connection pool's own errors `error` is; nil for other errors. Its type is the
+    /// pool module's, known here by its words only.
+    package static func poolError(_ error: any Error) -> PoolError? {
         let text = "\(error)"
-        return text.hasPrefix("ConnectionPoolError") && text.contains("poolShutdown")
+        guard text.hasPrefix("ConnectionPoolError") else { return nil }
+        if text.contains("connectionCreationCircuitBreakerTripped") { return .circuitBreakerTripped }
+        if text.contains("poolShutdown") { return .shutDown }
+        return .requestCancelled
+    }
+
+    /// What the connection pool's own error `error` says, in a person's words; nil for other errors.
+    package static func reason(pool error: any Error) -> String? {
+        switch poolError(error) {
+        case .circuitBreakerTripped: "no connection to the server could be made for a while (is it running and reachable?)"
+        case .shutDown: "the store's connections were closed"
+        case .requestCancelled: "the request for a connection was cancelled"
+        case nil: nil
+        }
     }
 
     /// What a socket's `errno` means for a connection to a server.

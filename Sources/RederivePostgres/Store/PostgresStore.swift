@@ -110,7 +110,7 @@ public final class PostgresStore: Sendable {
                 try await client.withConnection { _ in }
                 return .connected
             } catch {
-                return ConnectionFailure.isPoolShutdown(error) ? .shutDown : .failed
+                return ConnectionFailure.poolError(error) == .shutDown ? .shutDown : .failed
             }
         }
         running = Task { await client.run() }
