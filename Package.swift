@@ -302,6 +302,7 @@ let package = Package(
             name: "RederivePostgresTestSupport",
             dependencies: [
                 "Rederive",
+                "RederiveTestSupport",
                 "RederiveCLI",
                 "RoomScan",
                 .target(name: "RederivePostgres", condition: .when(traits: postgreSQL)),

@@ -2,6 +2,7 @@
 import Foundation
 import Glibc
 import RederiveCLI
+import RederiveTestSupport
 import Testing
 
 /// A throwaway PostgreSQL 15 cluster for the tests: `initdb` and `pg_ctl` on a temporary directory and
@@ -71,14 +72,11 @@ package final class PostgresServer: Sendable {
         )
     }
 
-    /// The text ``psqlRows(_:_:)`` shows for NULL, as the CLI tests' harness does on either store.
-    package static let nullText = "<NULL>"
-
-    /// The rows of a query, tab-separated fields, NULL as ``nullText``.
+    /// The rows of a query, tab-separated fields, NULL as `nullCellText`.
     package func psqlRows(_ database: String, _ sql: String) throws -> [[String]] {
         let output = try Self.run(
             ["\(Self.binaries)/psql", "-h", host, "-p", String(port), "-U", "postgres", "-d", database,
-             "-v", "ON_ERROR_STOP=1", "-A", "-t", "-q", "-F", "\t", "-P", "null=\(Self.nullText)", "-c", sql],
+             "-v", "ON_ERROR_STOP=1", "-A", "-t", "-q", "-F", "\t", "-P", "null=\(nullCellText)", "-c", sql],
             asServer: false
         )
         return output.split(separator: "\n", omittingEmptySubsequences: true).map { line in

@@ -166,7 +166,7 @@ struct RoomScanProjectionTests {
             // alone, stay current and serve the next bump.
             let run = try await harness.count("SELECT max(id) FROM rederive_runs")
             try await Self.succeed(harness, "rollback", String(run))
-            #expect(try await Self.values(harness).values.allSatisfy { $0.allSatisfy { $0 == CommandHarness.nullText } })
+            #expect(try await Self.values(harness).values.allSatisfy { $0.allSatisfy { $0 == nullCellText } })
             #expect(try await Self.succeed(harness, "projections").contains("roomscan: \(count) records with a current projection (version 2)"))
             let rederived = try await Self.succeed(harness, "run", "--progress", "none")
             #expect(rederived.contains("projections: \(count) used, 0 derived from the payload instead"), "\(rederived)")

@@ -7,6 +7,7 @@ import RederiveCLI
 import RederiveCodec
 import RederivePostgres
 import RederivePostgresTestSupport
+import RederiveTestSupport
 import RoomScan
 import Testing
 
@@ -82,7 +83,7 @@ struct PostgresCommandTests {
         if let database = harness.serverDatabaseName {
             let rows = try (server ?? PostgresServer.shared()).psqlRows(database, select)
             for row in rows {
-                values[row[0]] = zip(row.dropFirst(), columns).map { text($0 == CommandHarness.nullText ? nil : $0, $1.type) }
+                values[row[0]] = zip(row.dropFirst(), columns).map { text($0 == nullCellText ? nil : $0, $1.type) }
             }
         } else {
             try harness.connection().read { db in

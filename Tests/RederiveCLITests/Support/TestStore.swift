@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import RederiveTestSupport
 import Testing
 #if PostgreSQL
 import RederivePostgresTestSupport
@@ -40,9 +41,6 @@ enum TestStore: String, CaseIterable, CustomTestStringConvertible {
 /// Plain SQL on the harness's database, as another program would send it: through GRDB on SQLite,
 /// through `psql` on PostgreSQL. The statements must be written in SQL both understand.
 extension CommandHarness {
-    /// The text PostgreSQL and SQLite rows show for NULL.
-    static let nullText = "<NULL>"
-
     /// Runs statements that return nothing.
     func execute(_ sql: String) async throws {
         #if PostgreSQL
@@ -63,7 +61,7 @@ extension CommandHarness {
         try await connection().write { db in try db.execute(sql: sql) }
     }
 
-    /// The rows of a query, each field as text: numbers as the database prints them, NULL as ``nullText``.
+    /// The rows of a query, each field as text: numbers as the database prints them, NULL as `nullCellText`.
     func rows(_ sql: String) async throws -> [[String]] {
         #if PostgreSQL
         if let name = serverDatabaseName {
@@ -74,7 +72,7 @@ extension CommandHarness {
             try Row.fetchAll(db, sql: sql).map { row in
                 row.databaseValues.map { value in
                     switch value.storage {
-                    case .null: Self.nullText
+                    case .null: nullCellText
                     case .int64(let number): String(number)
                     case .double(let number): "\(number)"
                     case .string(let text): text
