@@ -53,6 +53,12 @@ public final class MemoryStore: RecordStore {
     /// One process holds the store: no run is shared.
     public var sharedRuns: (any SharedRunReporting)? { nil }
 
+    /// Changes are seen by a revision the store counts, looked at an interval.
+    public var changeSignaling: (any ChangeSignaling)? { self }
+
+    /// Nothing to close: everything is gone with the store.
+    public func close() async {}
+
     /// Makes the store ready for a pipeline: its table when missing, and the destination of its
     /// derived values with every declared column, a new column holding its default in every record.
     public func prepare(_ pipeline: Pipeline) async throws {

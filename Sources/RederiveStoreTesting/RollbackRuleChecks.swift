@@ -177,7 +177,7 @@ enum RollbackRuleChecks {
             try await deriveOnce()
             try await fixture.replace("k0", label: "s0", values: [5, 5, 5], in: original)
             // A store whose claims reach the end and look from the start again needs no restart.
-            (store as? any ChangeSignaling)?.restartClaims(plan, lease: lease)
+            store.changeSignaling?.restartClaims(plan, lease: lease)
             try await deriveOnce()
             expect.equal(try await fixture.values(of: "k0", original)?["total"], .real(150),
                 #"fixture.values(of: "k0", original)?["total"]"#)

@@ -37,7 +37,7 @@ enum StalenessChecks {
         // A watcher tells a backlog from fresh records by the store's counts: records whose values are
         // current at another version are in the backlog; new, rewritten and invalidated ones are not.
         StoreCheck(area, needs: .changeSignals, "theBacklogCountsRecordsCurrentAtAnotherVersion") { fixture, expect in
-            let signaling = try expect.require(fixture.store as? any ChangeSignaling, "the store as ChangeSignaling")
+            let signaling = try expect.require(fixture.store.changeSignaling, "the store's change signaling")
             let first = ConformancePipeline()
             try await fixture.seed(first.pipeline, count: 4)
             expect.equal(try await signaling.backlogCount(first.plan), 0, #"signaling.backlogCount(first.plan)"#, "new records are fresh")

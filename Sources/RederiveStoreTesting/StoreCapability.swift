@@ -6,6 +6,6 @@ public enum StoreCapability: String, Sendable, CaseIterable {
     /// Projections kept beside the payloads: `RecordStore/projectionStore` is not nil, and the
     /// fixture can overwrite one (``StoreFixture/overwriteProjection``).
     case projections
-    /// What a process that derives continuously needs: the store is `ChangeSignaling`.
+    /// What a process that derives continuously needs: `RecordStore/changeSignaling` is not nil.
     case changeSignals
 }

@@ -21,7 +21,7 @@ import Rederive
 /// that called it then fails, rather than testing a store left as it was.
 public struct StoreFixture: Sendable {
     /// What the checks hold a store to: the protocols every command of the engine needs. What it
-    /// offers beyond them (`RecordStore/runControl`, `RecordStore/projectionStore`, `ChangeSignaling`)
+    /// offers beyond them (`RecordStore/runControl`, `RecordStore/projectionStore`, `RecordStore/changeSignaling`)
     /// is checked by the checks of each ``StoreCapability``.
     public typealias Store = RecordStore & StoreReporting & StoreAdministration & StoredValueReading & VerificationSource
 

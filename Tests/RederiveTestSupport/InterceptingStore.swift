@@ -17,6 +17,8 @@ package struct InterceptingStore: RecordStore, StoreReporting {
     package var beforeStatus: @Sendable () throws -> Void
     /// Sees each committed batch of results.
     package var afterCommit: @Sendable ([RecordResult]) -> Void
+    /// Whether the store answers its change signals; a store without them cannot be watched.
+    package var signalsChanges = true
 
     package init(
         base: SQLiteStore,
@@ -76,6 +78,8 @@ package struct InterceptingStore: RecordStore, StoreReporting {
     package var projectionStore: (any ProjectionStoring)? { base.projectionStore }
     package var schemaMigrations: (any SchemaMigrationApplier)? { base.schemaMigrations }
     package var sharedRuns: (any SharedRunReporting)? { base.sharedRuns }
+    package var changeSignaling: (any ChangeSignaling)? { signalsChanges ? self : nil }
+    package func close() async { await base.close() }
     package func status(of pipeline: Pipeline) async throws -> [ProcessorStatus] {
         try beforeStatus()
         return try await base.status(of: pipeline)

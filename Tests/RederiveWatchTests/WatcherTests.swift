@@ -82,6 +82,20 @@ struct WatcherTests {
         }
     }
 
+    @Test(.timeLimit(.minutes(1))) func aStoreThatSignalsNoChangesIsRefusedBeforeAnythingIsTaken() async throws {
+        try await withTemporaryDatabase { path in
+            let test = TestPipeline()
+            try await prepare(test.pipeline, at: path)
+            var store = InterceptingStore(base: try SQLiteStore(path: path))
+            store.signalsChanges = false
+            let watcher = Watcher(store: store, pipelines: [test.pipeline], configuration: watchConfiguration())
+            let error = await #expect(throws: RederiveError.self) { try await watcher.run() }
+            #expect(error?.code == .invalidArgument)
+            #expect(error?.message.contains("does not signal changes") == true)
+            #expect(try Inspection(path: path).count("SELECT count(*) FROM rederive_leases") == 0)
+        }
+    }
+
     @Test func theInMemoryStoreSignalsItsChanges() async throws {
         let test = TestPipeline()
         let store = MemoryStore()

@@ -89,6 +89,17 @@ public protocol RecordStore: Sendable {
     /// (`status`, `run --progress json`); nil where each process records runs of its own.
     var sharedRuns: (any SharedRunReporting)? { get }
 
+    /// Signals of committed changes, for a process that derives continuously (`rederive watch`); nil
+    /// where the store gives none, and such a store cannot be watched.
+    var changeSignaling: (any ChangeSignaling)? { get }
+
+    /// Makes what was committed durable outside any log of the store's own, where it can, and closes
+    /// the connections the store opened: a SQLite file whose write-ahead log is copied back into the
+    /// file, a server's connections closed. Nothing can be done with the store afterwards; closing
+    /// twice does nothing, and a store with nothing to close does nothing. The command line closes
+    /// every store it opened before it exits, after an error or a signal too.
+    func close() async
+
     /// Claims up to `limit` pending records that no one else holds, with their payloads, for one worker
     /// of the lease's process. The batch ends early once its payloads hold `byteLimit` bytes; it holds at
     /// least one record, and none when nothing is left to claim for this run.

@@ -15,5 +15,8 @@ extension PostgresStore: RecordStore {
 
     /// Processes on any host that derive the same database share its runs.
     public var sharedRuns: (any SharedRunReporting)? { self }
+
+    /// Changes are signalled by the server (`LISTEN`).
+    public var changeSignaling: (any ChangeSignaling)? { self }
 }
 #endif

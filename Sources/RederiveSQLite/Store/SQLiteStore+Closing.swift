@@ -3,7 +3,7 @@ import Rederive
 import Synchronization
 
 /// Closing the store before the process exits, so that the file alone holds every commit.
-extension SQLiteStore: ClosableStore {
+extension SQLiteStore {
     /// Copies the write-ahead log back into the database file and empties it (a `TRUNCATE` checkpoint),
     /// then closes the store's connections: a file copied, attached or shipped afterwards, without its
     /// `-wal`, holds everything this process committed. The last connection to close also removes the

@@ -125,6 +125,9 @@ public final class SQLiteStore: RecordStore {
     /// One process derives a SQLite database at a time: no run is shared.
     public var sharedRuns: (any SharedRunReporting)? { nil }
 
+    /// Changes are seen by `PRAGMA data_version`, asked at an interval.
+    public var changeSignaling: (any ChangeSignaling)? { self }
+
     /// Runs a read on the store's connection pool, for callers inside this package.
     package func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await access("read") { database in try database.read(body) }

@@ -24,6 +24,7 @@ final class FreshLane: ClaimsAhead {
     /// The plan of the lane's claims.
     let plan: RunPlan
     private let store: any WatchableStore
+    private let signals: any ChangeSignaling
     private let lease: LeaseKeeper
     private let mailbox: ChangeMailbox
     /// The shortest time between two looks ahead of a backlog, unless the first filled its claim.
@@ -51,11 +52,12 @@ final class FreshLane: ClaimsAhead {
     /// The fresh lane of `plan`'s pipeline, claimed under `lease` from `store`, looking ahead of a
     /// backlog when `mailbox` holds a signal.
     init(
-        _ plan: RunPlan, store: any WatchableStore, lease: LeaseKeeper, mailbox: ChangeMailbox,
+        _ plan: RunPlan, store: any WatchableStore, signals: any ChangeSignaling, lease: LeaseKeeper, mailbox: ChangeMailbox,
         lookInterval: Duration, sweepInterval: Duration
     ) {
         self.plan = plan.restricted(to: .fresh)
         self.store = store
+        self.signals = signals
         self.lease = lease
         self.mailbox = mailbox
         self.lookInterval = lookInterval
@@ -136,11 +138,12 @@ final class FreshLane: ClaimsAhead {
     /// that sweeps of a large table take a tenth of a core at most.
     private func claimFromStore(sweep: Bool, lowestInFlight: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {
         let store = self.store
+        let signals = self.signals
         let plan = state.withLock { $0.afterDrained } ?? self.plan
         let started = clock.now
         if sweep {
             let held = await lease.current
-            try await store.sweepFreshClaims(plan, lease: held, lowestInFlight: lowestInFlight)
+            try await signals.sweepFreshClaims(plan, lease: held, lowestInFlight: lowestInFlight)
         }
         let records = try await lease.withCurrentLease(pipeline: plan.pipeline.name) { held in
             try await store.claim(plan, limit: limit, byteLimit: byteLimit, lease: held)

@@ -24,6 +24,8 @@ struct WatchSession: Sendable {
     let plans: [RunPlan]
     let lease: LeaseKeeper
     let mailbox: ChangeMailbox
+    /// The store's signals and the claims they restart (`RecordStore/changeSignaling`).
+    let signals: any ChangeSignaling
     let outages: OutageLog
 
     private var store: any WatchableStore { watcher.store }
@@ -45,7 +47,7 @@ struct WatchSession: Sendable {
         var interrupted = false
         let lanes = plans.map {
             FreshLane(
-                $0, store: store, lease: lease, mailbox: mailbox, lookInterval: settings.freshPassInterval,
+                $0, store: store, signals: signals, lease: lease, mailbox: mailbox, lookInterval: settings.freshPassInterval,
                 sweepInterval: settings.freshSweepInterval
             )
         }
@@ -193,7 +195,7 @@ struct WatchSession: Sendable {
             let interrupted: Bool
             if pending >= settings.backlogThreshold {
                 interrupted = try await drain(plan, pending: pending, lane: lane, run: current, lastID: lastIDs[name], clock: clock)
-            } else if try await store.backlogCount(plan) == 0 {
+            } else if try await signals.backlogCount(plan) == 0 {
                 var opened: RollingRun? = current
                 interrupted = try await deriveFresh(lane, run: &opened, clock: clock) == .stopped
             } else {
@@ -216,7 +218,7 @@ struct WatchSession: Sendable {
     private func drain(
         _ plan: RunPlan, pending: Int, lane: FreshLane, run: RollingRun, lastID: Int64? = nil, clock: ContinuousClock
     ) async throws -> Bool {
-        let backlog = try await store.backlogCount(plan) ?? pending
+        let backlog = try await signals.backlogCount(plan) ?? pending
         if pending - backlog >= settings.backlogThreshold, let last = try await lastIDOr(lastID, plan), last < .max {
             return try await lane.drainingUpTo(last) {
                 try await derive(plan.restricted(to: .all, recordIDs: .min...last), records: pending, run: run, clock: clock, ahead: lane)
@@ -228,7 +230,7 @@ struct WatchSession: Sendable {
     /// `lastID`, or the pipeline's last id now when there is none.
     private func lastIDOr(_ lastID: Int64?, _ plan: RunPlan) async throws -> Int64? {
         if let lastID { return lastID }
-        return try await store.lastRecordID(of: plan.pipeline)
+        return try await signals.lastRecordID(of: plan.pipeline)
     }
 
     /// Each pipeline's last id now; none for a pipeline whose id cannot be read (the database is out of
@@ -236,7 +238,7 @@ struct WatchSession: Sendable {
     private func lastRecordIDs() async -> [String: Int64] {
         var ids: [String: Int64] = [:]
         for plan in plans {
-            ids[plan.pipeline.name] = try? await store.lastRecordID(of: plan.pipeline)
+            ids[plan.pipeline.name] = try? await signals.lastRecordID(of: plan.pipeline)
         }
         return ids
     }
@@ -280,10 +282,10 @@ struct WatchSession: Sendable {
             interrupted = try await derivation.run(records: records, work: work, run: RunState(runID: run.id, total: records, clock: clock))
         } catch {
             // Nothing of the pass is in flight any more: its claims may start from the first record.
-            store.restartClaims(plan, lease: await lease.current)
+            signals.restartClaims(plan, lease: await lease.current)
             throw error
         }
-        if restartClaims { store.restartClaims(plan, lease: await lease.current) }
+        if restartClaims { signals.restartClaims(plan, lease: await lease.current) }
         return interrupted
     }
 
@@ -292,7 +294,7 @@ struct WatchSession: Sendable {
     private func open(_ run: inout RollingRun?, pending: Int, of plan: RunPlan, clock: ContinuousClock) async throws -> RollingRun {
         if let run { return run }
         let counts = plans.map { $0.pipeline.name == plan.pipeline.name ? pending : 0 }
-        let started = try await store.startWatchRun(plans, lease: await lease.current, pending: counts)
+        let started = try await signals.startWatchRun(plans, lease: await lease.current, pending: counts)
         let opened = RollingRun(id: started.id, now: clock.now)
         await lease.derives(run: started.id)
         run = opened

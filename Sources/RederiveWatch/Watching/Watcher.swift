@@ -83,6 +83,9 @@ public struct Watcher: Service {
 
     private func watch() async throws {
         try configuration.validate()
+        guard let signals = store.changeSignaling else {
+            throw RederiveError(.invalidArgument, "the store cannot be watched: it does not signal changes")
+        }
         var runnerConfiguration = configuration.runner
         runnerConfiguration.limit = nil
         runnerConfiguration.outageLimit = configuration.outageLimit
@@ -92,7 +95,7 @@ public struct Watcher: Service {
         let outages = OutageLog(
             logger: logger, metrics: metrics, health: health, storeLogsOutages: store.logsOutages, limit: configuration.outageLimit
         )
-        let mailbox = ChangeMailbox.listening(to: store.changeSignals(checkingEvery: configuration.signalInterval))
+        let mailbox = ChangeMailbox.listening(to: signals.changeSignals(checkingEvery: configuration.signalInterval))
         defer { mailbox.stop() }
         var backoff = Backoff(maximum: configuration.maximumBackoff)
         while !Task.isCancelled {
@@ -112,7 +115,7 @@ public struct Watcher: Service {
                 ])
                 let session = WatchSession(
                     watcher: self, configuration: runnerConfiguration, plans: plans, lease: lease, mailbox: mailbox,
-                    outages: outages
+                    signals: signals, outages: outages
                 )
                 do {
                     // A graceful shutdown cancels the session's passes, not this task: ending the run and

@@ -108,7 +108,7 @@ struct WatchCommand: AsyncParsableCommand {
         guard let store = try await Self.openWaiting(logger: logger, {
             try await database.openPreparing(creating: false, serverLogger: serverLogger)
         }) else { return }
-        guard let watchable = store as? any WatchableStore else {
+        guard store.changeSignaling != nil else {
             throw RederiveError(.invalidArgument, "\(database.databaseName) cannot be watched: its store does not signal changes")
         }
         var runner = Runner.Configuration(parallelism: parallel)
@@ -126,7 +126,7 @@ struct WatchCommand: AsyncParsableCommand {
         let metrics = WatchMetrics()
         metrics.buildInfo(version: RederiveVersion.current)
         let watcher = Watcher(
-            store: watchable, pipelines: try database.pipelines(), configuration: configuration, health: health,
+            store: store, pipelines: try database.pipelines(), configuration: configuration, health: health,
             metrics: metrics, logger: logger
         )
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: watcher)]
