@@ -82,14 +82,12 @@ package struct LeaseKeeper: Sendable {
     }
 
     /// The lease held now.
-    package var current: WorkerLease {
-        get async { await held.current }
-    }
+    package var current: WorkerLease { held.current }
 
     /// Tells the keeper the run its lease derives, once the store recorded or joined it (nil once it
     /// ended): a lease taken after the old one was lost rejoins that run (``RecordStore/rejoinRun(_:lease:)``).
-    package func derives(run runID: Int64?) async {
-        await held.derive(run: runID)
+    package func derives(run runID: Int64?) {
+        held.derive(run: runID)
     }
 
     /// Runs `body` while a child task renews the lease every third of its duration, and another
@@ -100,12 +98,12 @@ package struct LeaseKeeper: Sendable {
     package func holding<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         do {
             let result = try await renewing(body)
-            for lease in await held.all {
+            for lease in held.all {
                 try await store.releaseLease(lease)
             }
             return result
         } catch {
-            let leases = await held.all
+            let leases = held.all
             let store = self.store
             let release = Task {
                 for lease in leases {
@@ -133,7 +131,7 @@ package struct LeaseKeeper: Sendable {
         await control.prime()
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {
-                await control.monitor(heartbeat: interval) { await held.current }
+                await control.monitor(heartbeat: interval) { held.current }
                 return nil
             }
             group.addTask {
@@ -154,7 +152,7 @@ package struct LeaseKeeper: Sendable {
                         return nil
                     }
                     let attempt = ContinuousClock.now
-                    let lease = await held.current
+                    let lease = held.current
                     do {
                         try await store.renewLease(lease)
                         failingSince = nil
@@ -203,7 +201,7 @@ package struct LeaseKeeper: Sendable {
     /// lease held is committed, fenced by the new lease: accepted where the record is still this
     /// process's at the same generation. Rethrows the loss when another process holds the lease now.
     package func withCurrentLease<T: Sendable>(pipeline: String, _ body: @Sendable (WorkerLease) async throws -> T) async throws -> T {
-        let lease = await held.current
+        let lease = held.current
         do {
             return try await body(lease)
         } catch let error as RederiveError where error.code == .leaseLost && !Task.isCancelled {
@@ -211,7 +209,7 @@ package struct LeaseKeeper: Sendable {
             let store = self.store
             let worker = self.worker
             let duration = self.duration
-            let runID = await held.runID
+            let runID = held.runID
             // The new lease rejoins the run before anything is claimed or committed under it. Taking it
             // fails while the database is out of reach: the caller's retry waits and asks again.
             guard let fresh = try await held.replace(lease, acquire: {

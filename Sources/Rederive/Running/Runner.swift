@@ -93,9 +93,9 @@ public struct Runner: Sendable {
     /// Records a run of `plans`, runs each plan's pipeline that has records pending, in order, and
     /// records how the run ended.
     private func runPlans(_ plans: [RunPlan], lease: LeaseKeeper, logger workerLogger: Logger) async throws -> RunSummary {
-        let started = try await store.startRun(plans, lease: await lease.current)
+        let started = try await store.startRun(plans, lease: lease.current)
         let runID = started.id
-        await lease.derives(run: runID)
+        lease.derives(run: runID)
         var logger = workerLogger
         logger[metadataKey: "run"] = "\(runID)"
         logger[metadataKey: "pipeline"] = "\(plans.map(\.pipeline.name).joined(separator: ","))"
@@ -131,11 +131,11 @@ public struct Runner: Sendable {
             logger.error("run failed", metadata: ["run": "\(runID)", "error": "\(error)"])
             // A run asked to stop whose ending failed (the database out of reach) was interrupted, not failed.
             let ending: RunStatus = Task.isCancelled ? .interrupted : .failed
-            try? await store.finishRun(runID, status: ending, counts: work.committed, lease: await lease.current)
+            try? await store.finishRun(runID, status: ending, counts: work.committed, lease: lease.current)
             throw error
         }
         let counts = work.committed
-        try await store.finishRun(runID, status: status, counts: counts, lease: await lease.current)
+        try await store.finishRun(runID, status: status, counts: counts, lease: lease.current)
         let summary = RunSummary(
             runID: runID, status: status, pending: pending, counts: counts, elapsed: state.elapsed,
             overdue: work.overdue(after: configuration.recordTimeout), projections: work.projections,

@@ -142,7 +142,7 @@ final class FreshLane: ClaimsAhead {
         let plan = state.withLock { $0.afterDrained } ?? self.plan
         let started = clock.now
         if sweep {
-            let held = await lease.current
+            let held = lease.current
             try await signals.sweepFreshClaims(plan, lease: held, lowestInFlight: lowestInFlight)
         }
         let records = try await lease.withCurrentLease(pipeline: plan.pipeline.name) { held in

@@ -282,10 +282,10 @@ struct WatchSession: Sendable {
             interrupted = try await derivation.run(records: records, work: work, run: RunState(runID: run.id, total: records, clock: clock))
         } catch {
             // Nothing of the pass is in flight any more: its claims may start from the first record.
-            signals.restartClaims(plan, lease: await lease.current)
+            signals.restartClaims(plan, lease: lease.current)
             throw error
         }
-        if restartClaims { signals.restartClaims(plan, lease: await lease.current) }
+        if restartClaims { signals.restartClaims(plan, lease: lease.current) }
         return interrupted
     }
 
@@ -294,9 +294,9 @@ struct WatchSession: Sendable {
     private func open(_ run: inout RollingRun?, pending: Int, of plan: RunPlan, clock: ContinuousClock) async throws -> RollingRun {
         if let run { return run }
         let counts = plans.map { $0.pipeline.name == plan.pipeline.name ? pending : 0 }
-        let started = try await signals.startWatchRun(plans, lease: await lease.current, pending: counts)
+        let started = try await signals.startWatchRun(plans, lease: lease.current, pending: counts)
         let opened = RollingRun(id: started.id, now: clock.now)
-        await lease.derives(run: started.id)
+        lease.derives(run: started.id)
         run = opened
         logger.info("run started", metadata: [
             "run": "\(started.id)", "pending": "\(started.pending.reduce(0, +))",
@@ -313,9 +313,9 @@ struct WatchSession: Sendable {
     /// Records the end of `run` with what its commits counted.
     private func finish(_ run: RollingRun, status: RunStatus) async throws {
         let counts = run.counts
-        try await store.finishRun(run.id, status: status, counts: counts, lease: await lease.current)
+        try await store.finishRun(run.id, status: status, counts: counts, lease: lease.current)
         // Ended: a lease taken from now on rejoins no run.
-        await lease.derives(run: nil)
+        lease.derives(run: nil)
         logger.info("run ended", metadata: [
             "run": "\(run.id)", "status": "\(status.rawValue)", "derived": "\(counts.derived)",
             "unchanged": "\(counts.unchanged)", "failed": "\(counts.failed)", "skipped": "\(counts.skipped)",

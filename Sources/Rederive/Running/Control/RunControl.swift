@@ -57,7 +57,7 @@ package final class RunControl: Sendable {
 
     /// Until the task is cancelled: reads the stored controls every `heartbeat`, checks the
     /// throttles, and reports the process's hold under the lease `current` returns as it changes.
-    package func monitor(heartbeat: Duration, lease current: @escaping @Sendable () async -> WorkerLease) async {
+    package func monitor(heartbeat: Duration, lease current: @escaping @Sendable () -> WorkerLease) async {
         await withTaskGroup(of: Void.self) { group in
             for throttle in throttles {
                 group.addTask { await self.watch(throttle) }
@@ -68,7 +68,7 @@ package final class RunControl: Sendable {
     }
 
     /// Reads the stored controls every `heartbeat` and reports the settled hold when it changes.
-    private func follow(heartbeat: Duration, lease current: @escaping @Sendable () async -> WorkerLease) async {
+    private func follow(heartbeat: Duration, lease current: @escaping @Sendable () -> WorkerLease) async {
         let clock = ContinuousClock()
         var nextRead = clock.now + heartbeat
         while true {
@@ -82,7 +82,7 @@ package final class RunControl: Sendable {
                 // An unreachable database is the renewal's to report; the gate keeps what it knew.
                 try? await refresh()
             }
-            await report(gate.settledHold, lease: await current())
+            await report(gate.settledHold, lease: current())
         }
     }
 
