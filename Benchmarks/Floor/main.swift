@@ -163,7 +163,7 @@ case "run":
     let summary = try await runner.run()
     let counts = summary.counts
     let seconds = summary.elapsed / .seconds(1)
-    print("run \(summary.runID) \(summary.status.rawValue) (\(rest[1])): \(counts.derived) derived, \(counts.unchanged) unchanged, "
+    print("run \(summary.runID) \(summary.status.rawValue) (\(rest[1])): \(counts.changed) derived, \(counts.unchanged) unchanged, "
         + "\(counts.failed) failed in \(String(format: "%.3f", seconds)) s")
     if counts.failed > 0 { exit(3) }
 case "invalidate":

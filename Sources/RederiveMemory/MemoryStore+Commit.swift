@@ -29,7 +29,7 @@ extension MemoryStore {
                 state.runs[index].counts += counts
             }
             if let lease {
-                state.leases[lease.token]?.done += counts.derived + counts.unchanged + counts.failed
+                state.leases[lease.token]?.done += counts.changed + counts.unchanged + counts.failed
             }
             return commit.outcome
         }

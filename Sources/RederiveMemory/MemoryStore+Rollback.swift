@@ -14,7 +14,7 @@ extension MemoryStore: StoreAdministration {
             }
             let run = state.runs[index]
             let candidate = RollbackRules.Candidate(
-                runID: runID, status: run.status, changedRecords: run.counts.derived,
+                runID: runID, status: run.status, changedRecords: run.counts.changed,
                 keptEntries: state.replaced.keys.count(where: { $0.runID == runID }),
                 laterRunsKeepingValues: Set(state.replaced.keys.map(\.runID).filter { $0 > runID }).count,
                 inProgress: Self.runsInProgress(state)

@@ -21,7 +21,7 @@ extension MemoryStore {
             let started: StartedRun
             if let joined {
                 // Commits count against the first plans first, as workers take the plans in order.
-                var committed = joined.counts.derived + joined.counts.unchanged + joined.counts.failed
+                var committed = joined.counts.changed + joined.counts.unchanged + joined.counts.failed
                 started = StartedRun(id: joined.id, pending: plans.map { plan in
                     let counted = joined.pending[plan.pipeline.name] ?? 0
                     let done = min(counted, committed)

@@ -56,7 +56,7 @@ enum ClaimChecks {
             let held = try await store.claim(plan, limit: 3, byteLimit: 1 << 20, lease: first)
             expect.equal(held.count, 3, #"held.count"#)
             let committed = try await store.commit(ClaimChecks.derive([held[0]], pipeline), plan: plan, runID: run.id, lease: first).counts
-            expect.equal(committed, RunCounts(derived: 1), #"committed"#)
+            expect.equal(committed, RunCounts(changed: 1), #"committed"#)
             let second = try await store.acquireLease(for: WorkerIdentity(host: "conformance", processID: 2), duration: .seconds(30))
             switch second {
             case .held(let holder):
@@ -116,7 +116,7 @@ enum ClaimChecks {
             }
             expect.equal(Set(taken.map(\.recordID)), Set(claimed.map(\.recordID)), #"Set(taken.map(\.recordID))"#)
             let counts = try await store.commit(ClaimChecks.derive(taken, pipeline), plan: plan, runID: takerRun.id, lease: taker).counts
-            expect.equal(counts, RunCounts(derived: 3), #"counts"#)
+            expect.equal(counts, RunCounts(changed: 3), #"counts"#)
             expect.equal(try await fixture.status(pipeline)["total"]?.upToDate, 3, #"fixture.status(pipeline)["total"]?.upToDate"#)
             try await store.finishRun(takerRun.id, status: .completed, counts: counts, lease: taker)
             try await store.releaseLease(taker)
@@ -130,7 +130,7 @@ enum ClaimChecks {
             let claimed = try await store.claim(plan, limit: 2, byteLimit: 1 << 20, lease: lease)
             try await Task.sleep(for: .milliseconds(700))
             let counts = try await store.commit(ClaimChecks.derive(claimed, pipeline), plan: plan, runID: run.id, lease: lease).counts
-            expect.equal(counts, RunCounts(derived: 2), #"counts"#)
+            expect.equal(counts, RunCounts(changed: 2), #"counts"#)
             expect.equal(try await fixture.status(pipeline)["total"]?.upToDate, 2, #"fixture.status(pipeline)["total"]?.upToDate"#)
             try await store.renewLease(lease)
             try await store.finishRun(run.id, status: .completed, counts: counts, lease: lease)
@@ -149,7 +149,7 @@ enum ClaimChecks {
             try await fixture.deleteRecord("k1", pipeline)
 
             let counts = try await store.commit(ClaimChecks.derive(claimed, pipeline), plan: plan, runID: run.id, lease: lease).counts
-            expect.equal(counts, RunCounts(derived: 1, skipped: 2), #"counts"#)
+            expect.equal(counts, RunCounts(changed: 1, skipped: 2), #"counts"#)
             let status = try await fixture.status(pipeline)
             expect.equal(status["total"]?.records, 2, #"status["total"]?.records"#)
             expect.equal(status["total"]?.upToDate, 1, #"status["total"]?.upToDate"#)
@@ -169,7 +169,7 @@ enum ClaimChecks {
             let run = try await fixture.store.startRun([plan], lease: first)
             let claimed = try await fixture.store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: first)
             let counts = try await fixture.store.commit(ClaimChecks.derive(claimed, pipeline), plan: plan, runID: run.id, lease: first).counts
-            expect.equal(counts, RunCounts(derived: 1, failed: 1), #"counts"#)
+            expect.equal(counts, RunCounts(changed: 1, failed: 1), #"counts"#)
             // A failure retried is stale still, but this run is done with it.
             expect.equal(try await fixture.store.pendingCount(plan), 1, #"fixture.store.pendingCount(plan)"#)
             expect(try await fixture.store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: first).isEmpty,

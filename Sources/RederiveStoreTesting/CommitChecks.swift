@@ -12,7 +12,7 @@ enum CommitChecks {
             try await fixture.seed(pipeline, count: 3)
             expect.equal(try await fixture.values(of: "k1", pipeline), nil, #"fixture.values(of: "k1", pipeline)"#)
             let summary = try await fixture.run(pipeline)
-            expect.equal(summary.counts, RunCounts(derived: 3), #"summary.counts"#)
+            expect.equal(summary.counts, RunCounts(changed: 3), #"summary.counts"#)
 
             let values = try expect.require(try await fixture.values(of: "k1", pipeline), #"fixture.values(of: "k1", pipeline)"#)
             expect.equal(values["total"], .real(4), #"values["total"]"#)
@@ -52,7 +52,7 @@ enum CommitChecks {
             let claimed = try await store.claim(plan, limit: 2, byteLimit: 1 << 20, lease: lease)
             let results = ClaimChecks.derive(claimed, pipeline)
             let counts = try await store.commit(results, plan: plan, runID: run.id, lease: lease).counts
-            expect.equal(counts, RunCounts(derived: 1, failed: 1), #"counts"#)
+            expect.equal(counts, RunCounts(changed: 1, failed: 1), #"counts"#)
             try await store.finishRun(run.id, status: .completed, counts: counts, lease: lease)
             try await store.releaseLease(lease)
 

@@ -12,7 +12,7 @@ enum FailureChecks {
             let pipeline = conformance.pipeline
             try await fixture.seed(pipeline, count: 3, label: { $0 == 1 ? "explode" : "s\($0)" })
             let first = try await fixture.run(pipeline)
-            expect.equal(first.counts, RunCounts(derived: 2, failed: 1), #"first.counts"#)
+            expect.equal(first.counts, RunCounts(changed: 2, failed: 1), #"first.counts"#)
 
             let failures = try await fixture.store.failures(of: pipeline, filter: FailureFilter())
             let id = try await fixture.ids(pipeline)["k1"]
@@ -49,7 +49,7 @@ enum FailureChecks {
             // The bug fixed without a version bump: a retry derives the record and clears its failures.
             let fixed = ConformancePipeline(totalFixed: true).pipeline
             let repaired = try await fixture.run(fixed, retryFailed: true)
-            expect.equal(repaired.counts, RunCounts(derived: 1), #"repaired.counts"#)
+            expect.equal(repaired.counts, RunCounts(changed: 1), #"repaired.counts"#)
             expect(try await fixture.store.failures(of: fixed, filter: FailureFilter()).isEmpty,
                 #"fixture.store.failures(of: fixed, filter: FailureFilter()).isEmpty"#)
             expect(try await fixture.status(fixed).values.allSatisfy { $0.upToDate == 3 && $0.failed == 0 },
@@ -69,7 +69,7 @@ enum FailureChecks {
             expect.equal(try await fixture.status(pipeline)["total"].map { [$0.failed, $0.stale] }, [0, 1],
                 #"[failed, stale] of total"#)
             let summary = try await fixture.run(pipeline)
-            expect.equal(summary.counts, RunCounts(derived: 1), #"summary.counts"#)
+            expect.equal(summary.counts, RunCounts(changed: 1), #"summary.counts"#)
             expect(try await fixture.store.failures(of: pipeline, filter: FailureFilter()).isEmpty,
                 #"fixture.store.failures(of: pipeline, filter: FailureFilter()).isEmpty"#)
             expect(try await fixture.status(pipeline).values.allSatisfy { $0.upToDate == 2 && $0.failed == 0 },

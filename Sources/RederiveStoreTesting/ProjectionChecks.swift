@@ -12,7 +12,7 @@ enum ProjectionChecks {
             let pipeline = conformance.pipeline
             try await fixture.seed(pipeline, count: 6)
             let first = try await fixture.run(pipeline)
-            expect.equal(first.counts, RunCounts(derived: 6), #"first.counts"#)
+            expect.equal(first.counts, RunCounts(changed: 6), #"first.counts"#)
             expect(first.projections.used == 0 && first.projections.fallbacks == [.missing: 6],
                 #"first.projections.used == 0 && first.projections.fallbacks == [.missing: 6]"#)
             let projections = try ProjectionChecks.projections(fixture)

@@ -30,7 +30,7 @@ enum RollbackRuleChecks {
             var last = first
             for index in 1...RollbackRules.defaultKeptRuns {
                 last = try await fixture.run(ConformancePipeline(totalVersion: index + 1, totalScale: Double(index + 1)).pipeline)
-                expect.equal(last.counts.derived, 2, #"last.counts.derived"#)
+                expect.equal(last.counts.changed, 2, #"last.counts.changed"#)
             }
             let newest = ConformancePipeline(totalVersion: RollbackRules.defaultKeptRuns + 1, totalScale: Double(RollbackRules.defaultKeptRuns + 1)).pipeline
 
@@ -129,8 +129,8 @@ enum RollbackRuleChecks {
             // changes `total` again, and `size` stays big.
             let rolledBack = try await fixture.run(ConformancePipeline(totalVersion: 2, totalScale: 10).pipeline)
             let later = try await fixture.run(ConformancePipeline(totalVersion: 3, totalScale: 100).pipeline)
-            expect(rolledBack.counts == RunCounts(derived: 4) && later.counts == RunCounts(derived: 4),
-                #"rolledBack.counts == RunCounts(derived: 4) && later.counts == RunCounts(derived: 4)"#)
+            expect(rolledBack.counts == RunCounts(changed: 4) && later.counts == RunCounts(changed: 4),
+                #"rolledBack.counts == RunCounts(changed: 4) && later.counts == RunCounts(changed: 4)"#)
             let ids = try await fixture.ids(original)
             let (k0, k1, k2, k3) = try (expect.require(ids["k0"], #"ids["k0"]"#), expect.require(ids["k1"], #"ids["k1"]"#), expect.require(ids["k2"], #"ids["k2"]"#), expect.require(ids["k3"],
                 #"ids["k3"]"#))
@@ -172,7 +172,7 @@ enum RollbackRuleChecks {
                 let claimed = try await store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: lease)
                 expect.equal(claimed.count, 1, #"claimed.count"#)
                 let outcome = try await store.commit(ClaimChecks.derive(claimed, scaled.pipeline), plan: plan, runID: run.id, lease: lease)
-                expect.equal(outcome.counts, RunCounts(derived: 1), #"outcome.counts"#)
+                expect.equal(outcome.counts, RunCounts(changed: 1), #"outcome.counts"#)
             }
             try await deriveOnce()
             try await fixture.replace("k0", label: "s0", values: [5, 5, 5], in: original)
@@ -181,7 +181,7 @@ enum RollbackRuleChecks {
             try await deriveOnce()
             expect.equal(try await fixture.values(of: "k0", original)?["total"], .real(150),
                 #"fixture.values(of: "k0", original)?["total"]"#)
-            try await store.finishRun(run.id, status: .completed, counts: RunCounts(derived: 2), lease: lease)
+            try await store.finishRun(run.id, status: .completed, counts: RunCounts(changed: 2), lease: lease)
             try await store.releaseLease(lease)
 
             try await expectRolledBackToTheOriginal(run.id, scaled.pipeline, original, fixture, expect)
@@ -201,11 +201,11 @@ enum RollbackRuleChecks {
             // Two results for k0 in one batch: total 30, then 60.
             let results = ClaimChecks.derive(claimed, plan.pipeline)
                 + ClaimChecks.derive(claimed, ConformancePipeline(totalVersion: 2, totalScale: 20).pipeline)
-            expect.equal(try await store.commit(results, plan: plan, runID: run.id, lease: lease).counts, RunCounts(derived: 2),
+            expect.equal(try await store.commit(results, plan: plan, runID: run.id, lease: lease).counts, RunCounts(changed: 2),
                 #"store.commit(results, plan: plan, runID: run.id, lease: lease).counts"#)
             expect.equal(try await fixture.values(of: "k0", original)?["total"], .real(60),
                 #"fixture.values(of: "k0", original)?["total"]"#)
-            try await store.finishRun(run.id, status: .completed, counts: RunCounts(derived: 2), lease: lease)
+            try await store.finishRun(run.id, status: .completed, counts: RunCounts(changed: 2), lease: lease)
             try await store.releaseLease(lease)
 
             try await expectRolledBackToTheOriginal(run.id, plan.pipeline, original, fixture, expect)

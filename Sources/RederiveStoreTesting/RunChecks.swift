@@ -17,7 +17,7 @@ enum RunChecks {
             let runs = try await fixture.store.runs(limit: nil)
             expect.equal(runs.map(\.id), [second.runID, first.runID], #"runs.map(\.id)"#)
             expect.equal(runs.map(\.status), [.completed, .completed], #"runs.map(\.status)"#)
-            expect.equal(runs.map(\.counts), [RunCounts(unchanged: 3), RunCounts(derived: 2, failed: 1)], #"runs.map(\.counts)"#)
+            expect.equal(runs.map(\.counts), [RunCounts(unchanged: 3), RunCounts(changed: 2, failed: 1)], #"runs.map(\.counts)"#)
             expect(runs.allSatisfy { run in run.endedAt.map { $0 >= run.startedAt } == true },
                 #"runs.allSatisfy { run in run.endedAt.map { $0 >= run.startedAt } == true }"#)
             expect.equal(runs.last?.processors, [
@@ -39,7 +39,7 @@ enum RunChecks {
             let interrupted = try expect.require(try await store.runs(limit: nil).first { $0.id == run.id },
                 #"store.runs(limit: nil).first { $0.id == run.id }"#)
             expect.equal(interrupted.status, .interrupted, #"interrupted.status"#)
-            expect.equal(interrupted.counts, RunCounts(derived: 2), #"interrupted.counts"#)
+            expect.equal(interrupted.counts, RunCounts(changed: 2), #"interrupted.counts"#)
             expect(interrupted.endedAt != nil, #"interrupted.endedAt != nil"#)
             try await store.finishRun(started.id, status: .completed, counts: RunCounts(), lease: next)
             try await store.releaseLease(next)
@@ -54,7 +54,7 @@ enum RunChecks {
             let shown = try expect.require(try await store.runs(limit: nil).first { $0.id == run.id },
                 #"store.runs(limit: nil).first { $0.id == run.id }"#)
             expect.equal(shown.status, .interrupted, #"shown.status"#)
-            expect.equal(shown.counts, RunCounts(derived: 2), #"shown.counts"#)
+            expect.equal(shown.counts, RunCounts(changed: 2), #"shown.counts"#)
             expect.equal(shown.endedAt.map { $0 >= shown.startedAt }, true, #"shown.endedAt.map { $0 >= shown.startedAt }"#)
             expect.equal(try await store.runs(limit: 1).first?.status, .interrupted, #"store.runs(limit: 1).first?.status"#)
 
@@ -76,7 +76,7 @@ enum RunChecks {
             // `edges` derives again to the same values: the second run changes none of them.
             _ = try await fixture.store.invalidate(original, processors: ["edges"], keys: nil)
             let second = try await fixture.run(scaled)
-            expect.equal(second.counts, RunCounts(derived: 3), #"second.counts"#)
+            expect.equal(second.counts, RunCounts(changed: 3), #"second.counts"#)
             expect.equal(try await fixture.values(of: "k0", scaled)?["total"], .real(30), #"fixture.values(of: "k0", scaled)?["total"]"#)
 
             // What a later run changed again is not rolled back over it; `edges`, which it derived to the
@@ -137,7 +137,7 @@ enum RunChecks {
             // Only `total` changes, not `size`: k0 3 → 3.5, k1 4 → 4.5 stay small.
             let pipeline = ConformancePipeline(totalVersion: 2, totalScale: 1.125).pipeline
             let second = try await fixture.run(pipeline)
-            expect.equal(second.counts, RunCounts(derived: 2), #"second.counts"#)
+            expect.equal(second.counts, RunCounts(changed: 2), #"second.counts"#)
 
             let report = try await fixture.store.rollback(run: second.runID, pipelines: [pipeline])
             expect.equal(report.restored.map(\.processor), ["total", "total"], #"report.restored.map(\.processor)"#)
@@ -167,7 +167,7 @@ enum RunChecks {
             }
             expect.equal(gone?.message.contains("reset cleared it"), true,
                 #"gone?.message.contains("reset cleared it")"#, "\(gone?.message ?? "")")
-            expect.equal(try await fixture.run(pipeline).counts, RunCounts(derived: 2, failed: 1), #"fixture.run(pipeline).counts"#)
+            expect.equal(try await fixture.run(pipeline).counts, RunCounts(changed: 2, failed: 1), #"fixture.run(pipeline).counts"#)
         },
     ]
 
@@ -184,7 +184,7 @@ enum RunChecks {
         let run = try await store.startRun([plan], lease: dead)
         let claimed = try await store.claim(plan, limit: committed, byteLimit: 1 << 20, lease: dead)
         let counts = try await store.commit(ClaimChecks.derive(claimed, pipeline), plan: plan, runID: run.id, lease: dead).counts
-        fixture.expect.equal(counts, RunCounts(derived: committed), #"counts"#)
+        fixture.expect.equal(counts, RunCounts(changed: committed), #"counts"#)
         fixture.expect.equal(try await store.runs(limit: nil).first?.status, .running, #"store.runs(limit: nil).first?.status"#)
         try await Task.sleep(for: .milliseconds(2_400))
         return run

@@ -74,7 +74,7 @@ enum StalenessChecks {
 
             conformance.derivations.reset()
             let summary = try await fixture.run(pipeline)
-            expect.equal(summary.counts, RunCounts(derived: 1), #"summary.counts"#)
+            expect.equal(summary.counts, RunCounts(changed: 1), #"summary.counts"#)
             expect(conformance.derivations["total"] == 1 && conformance.derivations["size"] == 1,
                 #"conformance.derivations["total"] == 1 && conformance.derivations["size"] == 1"#)
             expect.equal(try await fixture.values(of: "k2", pipeline)?["size"], .text("big"),
@@ -89,7 +89,7 @@ enum StalenessChecks {
             // Totals grow tenfold: k0 (3 → 30), k1 (4 → 40), k2 (5 → 50), k3 (6 → 60) all become big.
             let scaled = ConformancePipeline(totalVersion: 2, totalScale: 10)
             let summary = try await fixture.run(scaled.pipeline)
-            expect.equal(summary.counts, RunCounts(derived: 4), #"summary.counts"#)
+            expect.equal(summary.counts, RunCounts(changed: 4), #"summary.counts"#)
             expect.equal(scaled.derivations["size"], 4, #"scaled.derivations["size"]"#)
             expect.equal(try await fixture.values(of: "k3", scaled.pipeline)?["size"], .text("big"),
                 #"fixture.values(of: "k3", scaled.pipeline)?["size"]"#)

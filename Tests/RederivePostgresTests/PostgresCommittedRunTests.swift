@@ -20,7 +20,7 @@ struct PostgresCommittedRunTests {
         #expect(claimed.count == 3)
         let results = claimed.map { RecordResult(evaluating: $0, pipeline: pipeline, codec: .init()) }
         let counts = try await store.commit(results, plan: plan, runID: runID, lease: first).counts
-        #expect(counts.derived == 3)
+        #expect(counts.changed == 3)
 
         // Stale again, two of them; one also gets a new payload.
         #expect(try await store.invalidate(pipeline, processors: nil, keys: ["scan-0", "scan-1"]) == 2)

@@ -61,7 +61,7 @@ struct PostgresDependentTests {
         let first = FloorPipeline(layout: layout)
         let (url, database) = try await Self.database(first.pipeline)
         let firstRun = try await Self.run(first.pipeline, url)
-        #expect(firstRun.counts == RunCounts(derived: 3))
+        #expect(firstRun.counts == RunCounts(changed: 3))
         #expect(first.calls.kind.load(ordering: .relaxed) == 3)
         #expect(try Self.values(database, inline: inline) == ["hall": "12|hall|hall-small", "den": "6|den|den-small", "barn": "30|barn|barn-large"])
         #expect(try Self.stamps(database, "kind", "input_versions") == ["hall": "area@1,label@1", "den": "area@1,label@1", "barn": "area@1,label@1"])
@@ -69,7 +69,7 @@ struct PostgresDependentTests {
         // Every area doubles: every kind reads other values and derives again, hall's now large.
         let doubled = FloorPipeline(areaVersion: 2, layout: layout)
         let secondRun = try await Self.run(doubled.pipeline, url)
-        #expect(secondRun.counts == RunCounts(derived: 3))
+        #expect(secondRun.counts == RunCounts(changed: 3))
         #expect(doubled.calls.area.load(ordering: .relaxed) == 3)
         #expect(doubled.calls.label.load(ordering: .relaxed) == 0)
         #expect(doubled.calls.kind.load(ordering: .relaxed) == 3)
@@ -143,7 +143,7 @@ struct PostgresDependentTests {
         #expect(stored[barn] == [0: [.real(30)], 1: [.text("barn")]])
 
         let runAsRole = try await Runner(store: store, pipelines: [uppercase.pipeline], configuration: .init(parallelism: 2, batchSize: 2)).run()
-        #expect(runAsRole.counts == RunCounts(derived: 3))
+        #expect(runAsRole.counts == RunCounts(changed: 3))
         #expect(uppercase.calls.area.load(ordering: .relaxed) == 0 && uppercase.calls.label.load(ordering: .relaxed) == 0)
         #expect(uppercase.calls.kind.load(ordering: .relaxed) == 3)
         #expect(try Self.values(database) == ["hall": "12|hall|HALL-SMALL", "den": "6|den|DEN-SMALL", "barn": "30|barn|BARN-LARGE"])
@@ -161,7 +161,7 @@ struct PostgresDependentTests {
 
         // A first derivation: den's label fails, and so its kind, naming the input.
         let first = try await Self.run(rejectingDen.pipeline, url)
-        #expect(first.counts == RunCounts(derived: 2, failed: 1))
+        #expect(first.counts == RunCounts(changed: 2, failed: 1))
         #expect(try await failures(rejectingDen.pipeline) == [
             "den|label|processor|label den is rejected",
             "den|kind|upstream|input processor label failed for this record",
@@ -172,7 +172,7 @@ struct PostgresDependentTests {
         // The input derives: the failure clears, and only den's kind derives again.
         let accepting = FloorPipeline(labelVersion: 2)
         let second = try await Self.run(accepting.pipeline, url)
-        #expect(second.counts == RunCounts(derived: 1, unchanged: 2))
+        #expect(second.counts == RunCounts(changed: 1, unchanged: 2))
         #expect(accepting.calls.kind.load(ordering: .relaxed) == 1)
         #expect(try await failures(accepting.pipeline).isEmpty)
         #expect(try Self.values(database) == ["hall": "12|hall|hall-small", "den": "6|den|den-small", "barn": "30|barn|barn-large"])

@@ -15,7 +15,7 @@ struct PostgresFreshLaneTests {
     static func derivedFixture() async throws -> PostgresClaimFixture {
         let fixture = try await PostgresClaimFixture(records: 3)
         let summary = try await Runner(store: fixture.store, pipelines: [fixture.pipeline]).run()
-        #expect(summary.counts.derived == 3)
+        #expect(summary.counts.changed == 3)
         return fixture
     }
 

@@ -19,7 +19,7 @@ struct PostgresRunCountTests {
         #expect(started.pending == [5])
         let claimed = try await store.claim(plan, limit: 2, byteLimit: 1 << 20, lease: first)
         let results = claimed.map { RecordResult(evaluating: $0, pipeline: pipeline, codec: .init()) }
-        #expect(try await store.commit(results, plan: plan, runID: started.id, lease: first).counts.derived == 2)
+        #expect(try await store.commit(results, plan: plan, runID: started.id, lease: first).counts.changed == 2)
 
         // Records written after the run started: a count now differs from what the run has left.
         let later = (5..<8).map { ("scan-\($0)", PostgresClaimFixture.emptyScan) }

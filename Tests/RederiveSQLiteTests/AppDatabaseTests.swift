@@ -36,7 +36,7 @@ struct AppDatabaseTests {
         ])
         let report = try await store.bringUpToDate(pipelines: [recipes], migrator: migrator)
         #expect(report.migrations == ["stew-time"])
-        #expect(report.run?.counts == RunCounts(derived: 2))
+        #expect(report.run?.counts == RunCounts(changed: 2))
 
         // The app reads the values through the very connections it handed over.
         let rows = try database.read { db in

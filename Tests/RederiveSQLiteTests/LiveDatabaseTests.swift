@@ -52,12 +52,12 @@ struct LiveDatabaseTests {
             try await prepare(test.pipeline, at: path)
             try insertRecords(samples(20), into: path)
             let summary = try await run(test.pipeline, at: path)
-            #expect(summary.counts == RunCounts(derived: 19, skipped: 1))
+            #expect(summary.counts == RunCounts(changed: 19, skipped: 1))
             let inspect = Inspection(path: path)
             #expect(try inspect.value("total", key: "k7", as: Double.self) == nil)
 
             let next = try await run(test.pipeline, at: path)
-            #expect(next.counts == RunCounts(derived: 1))
+            #expect(next.counts == RunCounts(changed: 1))
             #expect(try inspect.value("total", key: "k7", as: Double.self) == 100)
             #expect(try inspect.value("label_upper", key: "k7", as: String.self) == "S7-NEW")
         }
@@ -72,7 +72,7 @@ struct LiveDatabaseTests {
             var configuration = Runner.Configuration(parallelism: 4, batchSize: 50)
             configuration.claimSize = 10
             let summary = try await Runner(store: tracker.store, pipelines: [test.pipeline], configuration: configuration).run()
-            #expect(summary.counts.derived == 3_000)
+            #expect(summary.counts.changed == 3_000)
             // Each worker holds one claim; the channel holds two batches of results and the writer one.
             #expect(tracker.peak <= 4 * 10 + 3 * 50)
         }
@@ -101,7 +101,7 @@ struct LiveDatabaseTests {
             var configuration = Runner.Configuration(parallelism: 2, batchSize: 100, batchByteLimit: payloadSize * 10)
             configuration.claimSize = 100
             let summary = try await Runner(store: tracker.store, pipelines: [test.pipeline], configuration: configuration).run()
-            #expect(summary.counts.derived == 200)
+            #expect(summary.counts.changed == 200)
             // The two workers share the byte limit: a claim ends once it holds five payloads' worth, so it
             // holds at most six payloads.
             #expect(tracker.peakClaimBytes <= 6 * payloadSize)

@@ -113,7 +113,7 @@ struct SchemaMigrationTests {
             let status = try await store.status(of: test.pipeline)
             #expect(status.map(\.stale) == [4, 0])
             let summary = try await run(test.pipeline, at: path)
-            #expect(summary.counts.derived == 4)
+            #expect(summary.counts.changed == 4)
             #expect(try Inspection(path: path).value("total", key: "k1", as: Double.self) == 4)
         }
     }
@@ -131,7 +131,7 @@ struct SchemaMigrationTests {
             try insertRecords(records, into: path, table: "notes")
             for pipeline in [scans, notes] {
                 let summary = try await Runner(store: store, pipelines: [pipeline]).run()
-                #expect(summary.counts == RunCounts(derived: 3, failed: 1), "\(summary)")
+                #expect(summary.counts == RunCounts(changed: 3, failed: 1), "\(summary)")
             }
             let notesBefore = try await store.status(of: notes)
             #expect(notesBefore.map(\.stale) == [0] && notesBefore.map(\.failed) == [1])
@@ -240,7 +240,7 @@ struct SchemaMigrationTests {
             let first = try await store.bringUpToDate(pipelines: [test.pipeline], migrator: migrator, progress: progress)
             #expect(first.migrations == ["index-key"])
             let run = try #require(first.run)
-            #expect(run.counts == RunCounts(derived: 6))
+            #expect(run.counts == RunCounts(changed: 6))
             // The caller's reporter follows that run from its start to its end.
             let events = progress.events
             #expect(events.first == .started(runID: run.runID, total: 6))

@@ -66,7 +66,7 @@ struct UnchangedValueTests {
             try await prepare(pipeline, at: path)
             try insertRecords(samples(12), into: path)
             let first = try await run(pipeline, at: path)
-            #expect(first.counts == RunCounts(derived: 12))
+            #expect(first.counts == RunCounts(changed: 12))
 
             _ = try await SQLiteStore(path: path).invalidate(pipeline, processors: nil, keys: nil)
             let second = try await run(pipeline, at: path)
@@ -88,7 +88,7 @@ struct UnchangedValueTests {
             _ = try await SQLiteStore(path: path).invalidate(pipeline, processors: nil, keys: nil)
 
             let second = try await run(pipeline, at: path)
-            #expect(second.counts == RunCounts(derived: 12))
+            #expect(second.counts == RunCounts(changed: 12))
             let inspect = Inspection(path: path)
             let kept = "FROM rederive_replaced_values WHERE run_id = ? AND processor = ?"
             #expect(try inspect.count("SELECT count(*) \(kept) AND value = 99", [second.runID, "count"]) == 12)

@@ -81,7 +81,7 @@ struct AdaptiveBatchTests {
             task.cancel()
             let summary = try await task.value
             #expect(summary.counts.failed == 0)
-            #expect(summary.counts.derived == progress.committed)
+            #expect(summary.counts.changed == progress.committed)
             #expect(test.log.all.values.allSatisfy { $0 == 1 })
         }
     }

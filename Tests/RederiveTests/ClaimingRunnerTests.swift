@@ -55,7 +55,7 @@ struct ClaimingRunnerTests {
             var configuration = Runner.Configuration(parallelism: 8, batchSize: 25)
             configuration.claimSize = 3
             let summary = try await run(test.pipeline, at: path, configuration)
-            #expect(summary.counts == RunCounts(derived: 600))
+            #expect(summary.counts == RunCounts(changed: 600))
             #expect(test.log.all.count == 1_200)
             #expect(test.log.all.values.allSatisfy { $0 == 1 })
         }
@@ -79,7 +79,7 @@ struct ClaimingRunnerTests {
             configuration.claimSize = 5
             let summary = try await run(test.pipeline, at: path, configuration, progress: progress)
             #expect(othersCommitted.withLock { $0 })
-            #expect(summary.counts == RunCounts(derived: 200))
+            #expect(summary.counts == RunCounts(changed: 200))
         }
     }
 
@@ -118,7 +118,7 @@ struct ClaimingRunnerTests {
             let firstSummary = try await first
 
             #expect(secondIsWaiting.withLock { $0 })
-            #expect(firstSummary.counts == RunCounts(derived: 100))
+            #expect(firstSummary.counts == RunCounts(changed: 100))
             #expect(secondSummary.pending == 0)
             #expect(test.log.all.values.allSatisfy { $0 == 1 })
             let waiting = second.events.events.compactMap { event -> LeaseHolder? in
@@ -155,7 +155,7 @@ struct ClaimingRunnerTests {
             var configuration = Runner.Configuration(parallelism: 2)
             configuration.leasePollInterval = .milliseconds(20)
             let summary = try await Runner(store: store, pipelines: [test.pipeline], configuration: configuration).run()
-            #expect(summary.counts == RunCounts(derived: 10))
+            #expect(summary.counts == RunCounts(changed: 10))
         }
     }
 
@@ -213,7 +213,7 @@ struct ClaimingRunnerTests {
             await #expect(performing: { try await late.renewLease(lost) }, throws: { ($0 as? RederiveError)?.code == .leaseLost })
             #expect(try Inspection(path: path).count("SELECT count(*) FROM rederive_stamps") == 0)
             // The new holder commits the same results.
-            #expect(try await other.commit(results, plan: plan, runID: 1, lease: taken).counts == RunCounts(derived: 4))
+            #expect(try await other.commit(results, plan: plan, runID: 1, lease: taken).counts == RunCounts(changed: 4))
             try await other.releaseLease(taken)
             #expect(try Inspection(path: path).count("SELECT count(*) FROM rederive_leases") == 0)
         }
@@ -236,7 +236,7 @@ struct ClaimingRunnerTests {
             let summary = try await runCancelledOnceTheHangIsReported(test.pipeline, at: path, othersDone: 29)
 
             #expect(summary.status == .interrupted)
-            #expect(summary.counts == RunCounts(derived: 29))
+            #expect(summary.counts == RunCounts(changed: 29))
             #expect(summary.overdue.map(\.recordID) == [Int64(hungID)])
             #expect(summary.overdue.first.map { $0.elapsed >= .milliseconds(200) } == true)
         }
@@ -286,7 +286,7 @@ struct ClaimingRunnerFailureTests {
             #expect(try await base.runs(limit: 1).first?.status == .failed)
             // The lease was given back: the next run starts at once and derives the rest.
             let next = try await Runner(store: base, pipelines: [test.pipeline]).run()
-            #expect(next.counts.derived + (try await base.runs(limit: 2).last?.counts.derived ?? 0) == 300)
+            #expect(next.counts.changed + (try await base.runs(limit: 2).last?.counts.changed ?? 0) == 300)
         }
     }
 }

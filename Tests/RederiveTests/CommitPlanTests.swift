@@ -39,7 +39,7 @@ import Testing
     @Test func aFirstDerivationChangesTheRecordAndKeepsTheColumnsDefaultsAsReplaced() throws {
         let commit = try plan([derivedBoth(1)], [1: StoredCommitState(generation: 1, values: nil)])
         #expect(commit.records.map(\.disposition) == [.changed])
-        #expect(commit.counts == RunCounts(derived: 1))
+        #expect(commit.counts == RunCounts(changed: 1))
         let step = try #require(commit.steps.first)
         #expect(commit.steps.count == 1)
         #expect(step.committed == [1])
@@ -72,7 +72,7 @@ import Testing
         let commit = try plan([derivedBoth(1, total: .real(7))], [1: StoredCommitState(generation: 1, values: row())])
         #expect(commit.records.map(\.disposition) == [.changed])
         #expect(commit.records.first?.changed == [0])
-        #expect(commit.outcome.counts == RunCounts(derived: 1))
+        #expect(commit.outcome.counts == RunCounts(changed: 1))
         let step = try #require(commit.steps.first)
         #expect(step.replaced == [ReplacedWrite(recordID: 1, generation: 1, processors: [ReplacedProcessor(processor: 0, old: .values([.real(6)]))])])
         #expect(step.values.first?.processors == [0, 1])
@@ -100,7 +100,7 @@ import Testing
         #expect(commit.records.map(\.disposition) == [.changed, .unchanged, .unchanged, .changed])
         #expect(commit.steps.map(\.committed) == [[1, 2], [1], [1]])
         #expect(commit.steps[2].replaced == [ReplacedWrite(recordID: 1, generation: 1, processors: [ReplacedProcessor(processor: 0, old: .values([.real(6)]))])])
-        #expect(commit.counts == RunCounts(derived: 2, unchanged: 2))
+        #expect(commit.counts == RunCounts(changed: 2, unchanged: 2))
     }
 
     @Test func aResultWithTooFewValuesRefusesTheWholeBatchNamingTheProcessorAndRecord() throws {

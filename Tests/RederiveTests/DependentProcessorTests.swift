@@ -62,7 +62,7 @@ struct DependentProcessorTests {
             try await prepare(test.pipeline, at: path)
             try insertRecords([("k1", sampleJSON("s1", [5, 9])), ("k2", sampleJSON("s2", [1, 2]))], into: path)
             let summary = try await run(test.pipeline, at: path, Runner.Configuration(parallelism: 1, batchSize: 10))
-            #expect(summary.counts == RunCounts(derived: 2))
+            #expect(summary.counts == RunCounts(changed: 2))
             #expect(test.probe.derivationOrder == ["total:s1", "size", "summary", "total:s2", "size", "summary"])
             let inspect = Inspection(path: path)
             #expect(try inspect.value("size", key: "k1", as: String.self) == "big")
@@ -92,7 +92,7 @@ struct DependentProcessorTests {
             test.totalScale = 2
             let second = try await run(test.pipeline, at: path)
             #expect(second.pending == 4)
-            #expect(second.counts == RunCounts(derived: 4))
+            #expect(second.counts == RunCounts(changed: 4))
             // Every total changed, so every size ran again; only the two sizes that changed ran summary.
             #expect(test.log.total("size") == 8)
             #expect(test.log.total("summary") == 6)
@@ -133,7 +133,7 @@ struct DependentProcessorTests {
             try await prepare(test.pipeline, at: path)
             try insertRecords([("ok", sampleJSON("fine", [20])), ("bad", sampleJSON("explode", [1]))], into: path)
             let first = try await run(test.pipeline, at: path)
-            #expect(first.counts == RunCounts(derived: 1, failed: 1))
+            #expect(first.counts == RunCounts(changed: 1, failed: 1))
             let store = try SQLiteStore(path: path)
             let failures = try await store.failures(of: test.pipeline, filter: FailureFilter())
             #expect(failures.map { "\($0.key ?? ""):\($0.processor):\($0.kind.rawValue)" }.sorted() == [
@@ -243,7 +243,7 @@ struct DependentProcessorTests {
             #expect(report.cascades.map { "\($0.processor):\($0.records)" } == ["size:4", "summary:2"])
             #expect(report.columns.first { $0.column == "size" }?.changed == 2)
             // Nothing was written.
-            #expect(try await run(test.pipeline, at: path).counts == RunCounts(derived: 4))
+            #expect(try await run(test.pipeline, at: path).counts == RunCounts(changed: 4))
         }
     }
 

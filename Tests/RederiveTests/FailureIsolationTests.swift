@@ -23,7 +23,7 @@ struct FailureIsolationTests {
             try await prepare(test.pipeline, at: path)
             try brokenCorpus(path)
             let summary = try await run(test.pipeline, at: path, Runner.Configuration(parallelism: 3, batchSize: 100))
-            #expect(summary.counts == RunCounts(derived: 10, failed: 3))
+            #expect(summary.counts == RunCounts(changed: 10, failed: 3))
 
             let failures = try await SQLiteStore(path: path).failures(of: test.pipeline, filter: FailureFilter())
             let byKey = Dictionary(grouping: failures, by: { $0.key ?? "" })
@@ -84,7 +84,7 @@ struct FailureIsolationTests {
             // A fixed payload derives and clears the failure.
             try replacePayload(key: "boom", json: sampleJSON("fixed", [2, 2]), in: path)
             let fixed = try await run(test.pipeline, at: path)
-            #expect(fixed.counts.derived == 1)
+            #expect(fixed.counts.changed == 1)
             #expect(try await SQLiteStore(path: path).failures(of: test.pipeline, filter: FailureFilter()).isEmpty)
             #expect(try Inspection(path: path).value("total", key: "boom", as: Double.self) == 4)
         }
@@ -97,7 +97,7 @@ struct FailureIsolationTests {
             let padding = String(repeating: " ", count: 4 << 20)
             try insertRecords(samples(2) + [("bomb", "{\"label\":\"b\",\"values\":[]" + padding + "}")], into: path)
             let summary = try await run(test.pipeline, at: path, Runner.Configuration(maximumPayloadSize: 1 << 20))
-            #expect(summary.counts == RunCounts(derived: 2, failed: 1))
+            #expect(summary.counts == RunCounts(changed: 2, failed: 1))
             let failures = try await SQLiteStore(path: path).failures(of: test.pipeline, filter: FailureFilter())
             #expect(failures.allSatisfy { $0.key == "bomb" && $0.kind == .decompression })
         }

@@ -69,7 +69,7 @@ struct InterruptionTests {
             // The next run found the abandoned one and recorded it as interrupted, with what it committed.
             let abandoned = try #require(try await SQLiteStore(path: path).runs(limit: nil).last)
             #expect(abandoned.status == .interrupted)
-            #expect(abandoned.counts == RunCounts(derived: 20))
+            #expect(abandoned.counts == RunCounts(changed: 20))
             #expect(abandoned.endedAt != nil)
         }
     }
@@ -85,7 +85,7 @@ struct InterruptionTests {
             test.totalVersion = 2
             try appExecute(path, "UPDATE items_derived SET total = -1 WHERE id = (SELECT id FROM items WHERE key = 'k4')")
             let second = try await run(test.pipeline, at: path, Runner.Configuration(parallelism: 2, batchSize: 10, retryFailed: true))
-            #expect(second.counts == RunCounts(derived: 1, unchanged: 29, failed: 1))
+            #expect(second.counts == RunCounts(changed: 1, unchanged: 29, failed: 1))
             // The state a process killed after its last commit leaves.
             try appExecute(path, "UPDATE rederive_runs SET status = 'running', ended_at = NULL, derived = 0, unchanged = 0, failed = 0 WHERE id = 2")
             _ = try await run(test.pipeline, at: path)

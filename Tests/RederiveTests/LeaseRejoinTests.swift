@@ -62,7 +62,7 @@ struct LeaseRejoinTests {
         try await Self.runLosingTheLease { outcome, base, path in
             let summary = try outcome.get()
             #expect(summary.status == .completed)
-            #expect(summary.counts.derived == 200 && summary.counts.skipped == 0, "\(summary.counts)")
+            #expect(summary.counts.changed == 200 && summary.counts.skipped == 0, "\(summary.counts)")
             #expect(try await base.status(of: TestPipeline().pipeline).allSatisfy { $0.upToDate == 200 })
             // Both leases were given back.
             let leases = try await DatabaseQueue(path: path).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM rederive_leases") }

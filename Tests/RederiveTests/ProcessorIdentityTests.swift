@@ -21,19 +21,19 @@ struct ProcessorIdentityTests {
             try insertRecords(samples(6), into: path, table: "notes")
 
             let first = try await Runner(store: store, pipelines: [scans]).run()
-            #expect(first.counts == RunCounts(derived: 6))
+            #expect(first.counts == RunCounts(changed: 6))
             // The notes pipeline's records are still all stale, though ids 1...6 are stamped for `scans.score`.
             let notesStatus = try await store.status(of: notes)
             #expect(notesStatus.map(\.stale) == [6])
             let second = try await Runner(store: store, pipelines: [notes]).run()
-            #expect(second.counts == RunCounts(derived: 6))
+            #expect(second.counts == RunCounts(changed: 6))
 
             // A version bump of one pipeline's `score` leaves the other pipeline's `score` up to date.
             let bumped = scoringPipeline("scans", table: "scans", version: 2, factor: 2)
             #expect(try await store.status(of: bumped).map(\.stale) == [6])
             #expect(try await store.status(of: notes).map(\.stale) == [0])
             let third = try await Runner(store: store, pipelines: [bumped, notes]).run()
-            #expect(third.counts == RunCounts(derived: 6))
+            #expect(third.counts == RunCounts(changed: 6))
 
             let db = try appConnection(path)
             let values = try await db.read { db in

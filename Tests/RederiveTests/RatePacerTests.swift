@@ -79,7 +79,7 @@ struct RatePacerTests {
             var configuration = Runner.Configuration(parallelism: 2, batchSize: 5, maximumRate: 20)
             configuration.claimSize = 5
             let summary = try await Runner(store: store, pipelines: [test.pipeline], configuration: configuration).run()
-            #expect(summary.status == .completed && summary.counts.derived == 80, "\(summary.counts)")
+            #expect(summary.status == .completed && summary.counts.changed == 80, "\(summary.counts)")
             let back = try #require(resumed.withLock { $0 })
             let afterwards = claims.withLock { claims in
                 claims.filter { $0.started > back && $0.started < back + .seconds(1) }.map(\.records).reduce(0, +)

@@ -39,7 +39,7 @@ struct ReadmeExampleTests {
             }
             let summary = try await Runner(store: store, pipelines: [recipes]).run()
             // mystery fails quickness, and effort, which reads it, fails upstream of it.
-            #expect(summary.counts == RunCounts(derived: 2, failed: 1))
+            #expect(summary.counts == RunCounts(changed: 2, failed: 1))
             let rows = try appConnection(path).read { db in
                 try Row.fetchAll(db, sql: """
                     SELECT r.slug, d.ingredient_count, d.is_quick, d.title, d.title_words, d.effort
@@ -86,7 +86,7 @@ struct ReadmeMigrationExampleTests {
             }
             let report = try await launchAsTheReadmeShows(appDatabasePool: pool, launchProgress: NoProgress())
             #expect(report.migrations == ["add-rating", "index-slug", "rename-notes", "backfill-minutes", "lowercase-slugs"])
-            #expect(report.run?.counts == RunCounts(derived: 2))
+            #expect(report.run?.counts == RunCounts(changed: 2))
             let rows = try pool.read { db in
                 try Row.fetchAll(db, sql: """
                     SELECT r.slug, r.rating, r.remarks, d.is_quick FROM recipes r JOIN recipes_derived d ON d.id = r.id ORDER BY r.slug

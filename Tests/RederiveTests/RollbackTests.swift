@@ -29,7 +29,7 @@ struct RollbackTests {
             #expect(try inspect.value("total", key: "k4", as: Double.self) == 7)
 
             let bump = try await run(doublingPipeline(version: 2), at: path)
-            #expect(bump.counts.derived == 6)
+            #expect(bump.counts.changed == 6)
             #expect(try inspect.value("total", key: "k4", as: Double.self) == 14)
             // Only the processor whose values changed kept anything.
             #expect(try inspect.count("SELECT count(*) FROM rederive_replaced_stamps WHERE run_id = ?", [bump.runID]) == 6)

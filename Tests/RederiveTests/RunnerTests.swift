@@ -15,7 +15,7 @@ struct RunnerTests {
             try insertRecords(samples(20), into: path)
             let summary = try await run(test.pipeline, at: path)
             #expect(summary.status == .completed)
-            #expect(summary.counts == RunCounts(derived: 20))
+            #expect(summary.counts == RunCounts(changed: 20))
             let inspect = Inspection(path: path)
             #expect(try inspect.value("total", key: "k5", as: Double.self) == 8)
             #expect(try inspect.value("value_count", key: "k5", as: Int.self) == 3)
@@ -38,7 +38,7 @@ struct RunnerTests {
             #expect(try inspect.count("SELECT count(*) FROM items WHERE label_upper IS NULL") == 5)
 
             let summary = try await run(test.pipeline, at: path)
-            #expect(summary.counts == RunCounts(derived: 5))
+            #expect(summary.counts == RunCounts(changed: 5))
             #expect(try inspect.value("total", key: "k2", table: "items", as: Double.self) == 5)
             #expect(try inspect.value("label_upper", key: "k2", table: "items", as: String.self) == "S2")
             #expect(try inspect.count("SELECT count(*) FROM sqlite_master WHERE name = 'items_derived'") == 0)
@@ -110,7 +110,7 @@ struct RunnerTests {
             try appExecute(path, "UPDATE items SET payload = ? WHERE key = 'k2'", [same])
             let summary = try await run(test.pipeline, at: path)
             #expect(summary.pending == 1)
-            #expect(summary.counts == RunCounts(derived: 1))
+            #expect(summary.counts == RunCounts(changed: 1))
             #expect(try Inspection(path: path).value("total", key: "k1", as: Double.self) == 30)
         }
     }
@@ -123,7 +123,7 @@ struct RunnerTests {
             _ = try await run(test.pipeline, at: path)
             try insertRecords([("new", sampleJSON("fresh", [4, 4]))], into: path)
             let summary = try await run(test.pipeline, at: path)
-            #expect(summary.counts == RunCounts(derived: 1))
+            #expect(summary.counts == RunCounts(changed: 1))
             #expect(try Inspection(path: path).value("total", key: "new", as: Double.self) == 8)
         }
     }
@@ -135,7 +135,7 @@ struct RunnerTests {
             try await prepare(test.pipeline, at: path)
             try insertRecords(samples(6), format: format, into: path)
             let summary = try await run(test.pipeline, at: path)
-            #expect(summary.counts == RunCounts(derived: 6))
+            #expect(summary.counts == RunCounts(changed: 6))
             #expect(try Inspection(path: path).value("total", key: "k4", as: Double.self) == 7)
         }
     }
@@ -206,10 +206,10 @@ struct RunnerTests {
                 Issue.record("the last event is not the end of the run")
                 return
             }
-            #expect(summary.counts.derived == 20)
+            #expect(summary.counts.changed == 20)
             let history = try await SQLiteStore(path: path).runs(limit: nil)
             #expect(history.map(\.status) == [.completed])
-            #expect(history.first?.counts.derived == 20)
+            #expect(history.first?.counts.changed == 20)
             #expect(history.first?.processors.map(\.name) == ["total", "stats"])
         }
     }
@@ -222,7 +222,7 @@ struct RunnerTests {
             let progress = InMemoryProgress()
             let configuration = Runner.Configuration(parallelism: 2, batchSize: 500, maximumRate: 30)
             let summary = try await run(test.pipeline, at: path, configuration, progress: progress)
-            #expect(summary.counts.derived == 60)
+            #expect(summary.counts.changed == 60)
             let advances = progress.events.compactMap { event -> ProgressEvent.Progress? in
                 if case .advanced(let progress) = event { progress } else { nil }
             }
@@ -259,7 +259,7 @@ struct RunnerTests {
             let configuration = Runner.Configuration(parallelism: 2)
             let summary = try await Runner(store: try SQLiteStore(path: path), pipelines: [items, others], configuration: configuration).run()
             #expect(summary.status == .completed)
-            #expect(summary.counts == RunCounts(derived: 12))
+            #expect(summary.counts == RunCounts(changed: 12))
             let inspect = Inspection(path: path)
             #expect(try inspect.count("SELECT count(*) FROM others_derived WHERE sum IS NOT NULL") == 5)
             #expect(try inspect.count("SELECT count(*) FROM rederive_stamps WHERE pipeline = 'others' AND current = 1") == 5)
@@ -276,7 +276,7 @@ struct RunnerTests {
             try await prepare(quoted, at: path)
             try appExecute(path, #"INSERT INTO "my ""scans""" (key, "raw ""json""") VALUES ('a', '{"label":"a","values":[1,2]}')"#)
             let summary = try await run(quoted, at: path)
-            #expect(summary.counts == RunCounts(derived: 1))
+            #expect(summary.counts == RunCounts(changed: 1))
             #expect(try Inspection(path: path).count(#"SELECT count(*) FROM "my ""scans""_derived" WHERE "sum ""all""" = 3"#) == 1)
         }
     }

@@ -131,9 +131,9 @@ struct SharedWorkTests {
 
     @Test func commitsAddUp() {
         var work = SharedWork(budget: nil)
-        work.commit(RunCounts(derived: 2, unchanged: 1, failed: 0, skipped: 0))
-        work.commit(RunCounts(derived: 1, unchanged: 0, failed: 3, skipped: 1))
-        #expect(work.committed == RunCounts(derived: 3, unchanged: 1, failed: 3, skipped: 1))
+        work.commit(RunCounts(changed: 2, unchanged: 1, failed: 0, skipped: 0))
+        work.commit(RunCounts(changed: 1, unchanged: 0, failed: 3, skipped: 1))
+        #expect(work.committed == RunCounts(changed: 3, unchanged: 1, failed: 3, skipped: 1))
     }
 
     @Test func theNextPipelineClaimsAgainAfterThePreviousOneWasExhausted() {

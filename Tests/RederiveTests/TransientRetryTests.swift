@@ -86,7 +86,7 @@ struct TransientRetryTests {
             let summary = try await task.value
             #expect(retried)
             #expect(summary.status == .completed)
-            #expect(summary.counts == RunCounts(derived: 300))
+            #expect(summary.counts == RunCounts(changed: 300))
             #expect(summary.transientRetries > 0)
             #expect(try await store.failures(of: test.pipeline, filter: FailureFilter()).isEmpty)
         }

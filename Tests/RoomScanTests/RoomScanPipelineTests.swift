@@ -57,7 +57,7 @@ struct RoomScanPipelineTests {
             }
         }
         let summary = try await Runner(store: store, pipelines: [pipeline]).run()
-        #expect(summary.counts == RunCounts(derived: 2, failed: 1))
+        #expect(summary.counts == RunCounts(changed: 2, failed: 1))
 
         let stored = try Self.storedValues(path, layout: layout)
         let columns = RoomScan.pipeline.outputColumns

@@ -42,7 +42,7 @@ struct StoreUpgradeTests {
         // The record whose inputs failed gets an upstream failure instead.
         let run = try await Runner(store: store, pipelines: [pipeline]).run()
         #expect(run.pending == 6)
-        #expect(run.counts == RunCounts(derived: 5, failed: 1))
+        #expect(run.counts == RunCounts(changed: 5, failed: 1))
         #expect(try await store.status(of: pipeline).allSatisfy { $0.upToDate == 5 && $0.failed == 1 })
         let unowned = try await DatabaseQueue(path: path).read { db in
             try Int.fetchOne(db, sql: """

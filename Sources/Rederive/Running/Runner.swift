@@ -142,7 +142,7 @@ public struct Runner: Sendable {
             transientRetries: work.transientRetries
         )
         logger.info("run ended", metadata: [
-            "run": "\(runID)", "status": "\(status.rawValue)", "derived": "\(counts.derived)",
+            "run": "\(runID)", "status": "\(status.rawValue)", "derived": "\(counts.changed)",
             "unchanged": "\(counts.unchanged)", "failed": "\(counts.failed)", "skipped": "\(counts.skipped)",
             "transientRetries": "\(summary.transientRetries)",
         ])

@@ -152,7 +152,7 @@ final class JSONLinesProgress: ProgressReporter {
         case .finished(let summary):
             [
                 "event": "finished", "runId": summary.runID, "status": summary.status.rawValue,
-                "derived": summary.counts.derived, "unchanged": summary.counts.unchanged,
+                "derived": summary.counts.changed, "unchanged": summary.counts.unchanged,
                 "failed": summary.counts.failed, "skipped": summary.counts.skipped,
                 "seconds": (summary.elapsed.secondsValue * 1000).rounded() / 1000,
                 "rate": (summary.rate * 10).rounded() / 10,

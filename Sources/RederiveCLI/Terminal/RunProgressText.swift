@@ -40,7 +40,7 @@ enum RunProgressText {
         let dates = ISO8601DateFormatter()
         return [
             "id": run.runID, "startedAt": dates.string(from: run.startedAt), "total": run.total ?? NSNull(), "done": run.done,
-            "derived": run.counts.derived, "unchanged": run.counts.unchanged, "failed": run.counts.failed,
+            "derived": run.counts.changed, "unchanged": run.counts.unchanged, "failed": run.counts.failed,
             "skipped": run.counts.skipped, "recentRate": run.recentRate.map(rounded) ?? NSNull(),
             "etaSeconds": run.estimatedRemaining.map { rounded($0.secondsValue) } ?? NSNull(),
             "workers": run.shares.map { share in

@@ -99,7 +99,7 @@ public enum DatabaseStatePage {
             items.suffix(10).reversed().map { item in
                 [String(item.run.id), ReportPage.timestamp(item.run.startedAt), item.run.status.rawValue,
                  item.run.processors.map { "\($0.name) v\($0.version)" }.joined(separator: ", "),
-                 ReportNumber.count(item.run.counts.derived), ReportNumber.count(item.run.counts.unchanged),
+                 ReportNumber.count(item.run.counts.changed), ReportNumber.count(item.run.counts.unchanged),
                  ReportNumber.count(item.run.counts.failed), item.seconds == nil ? "–" : ReportNumber.format(item.rate.rounded())]
             },
             numeric: [0, 4, 5, 6, 7], unbroken: [1, 2], kind: "runs"

@@ -36,7 +36,7 @@ enum OrphanedRuns {
                     """,
                 arguments: [
                     RunStatus.interrupted.rawValue, lastCommit, lastCommit,
-                    counts.derived, counts.unchanged, counts.failed, runID,
+                    counts.changed, counts.unchanged, counts.failed, runID,
                 ]
             )
         }
@@ -82,7 +82,7 @@ enum OrphanedRuns {
                     ''
                 ) AS last_commit
             """, arguments: ["run": runID])
-        let counts = RunCounts(derived: row?["derived"] ?? 0, unchanged: row?["unchanged"] ?? 0, failed: row?["failed"] ?? 0)
+        let counts = RunCounts(changed: row?["derived"] ?? 0, unchanged: row?["unchanged"] ?? 0, failed: row?["failed"] ?? 0)
         return (counts, row?["last_commit"] ?? "")
     }
 }

@@ -195,7 +195,7 @@ public final class SQLiteStore: RecordStore {
                     SET ended_at = ?, status = ?, derived = ?, unchanged = ?, failed = ?, skipped = ?
                     WHERE id = ?
                     """,
-                arguments: [now, status.rawValue, counts.derived, counts.unchanged, counts.failed, counts.skipped, runID]
+                arguments: [now, status.rawValue, counts.changed, counts.unchanged, counts.failed, counts.skipped, runID]
             )
             try db.execute(
                 sql: "UPDATE rederive_leases SET run_id = NULL WHERE name = ? AND token = ? AND run_id = ?",
@@ -267,7 +267,7 @@ public final class SQLiteStore: RecordStore {
                     endedAt: endedAt.flatMap(Timestamp.date),
                     status: RunStatus(rawValue: status) ?? .failed,
                     processors: processors,
-                    counts: RunCounts(derived: row["derived"], unchanged: row["unchanged"], failed: row["failed"], skipped: row["skipped"])
+                    counts: RunCounts(changed: row["derived"], unchanged: row["unchanged"], failed: row["failed"], skipped: row["skipped"])
                 )
                 return try OrphanedRun.shown(recorded, derivedByLiveLease: live.contains(recorded.id)) {
                     let (counts, lastCommit) = try OrphanedRuns.committed(recorded.id, db)

@@ -317,7 +317,7 @@ struct WatchSession: Sendable {
         // Ended: a lease taken from now on rejoins no run.
         lease.derives(run: nil)
         logger.info("run ended", metadata: [
-            "run": "\(run.id)", "status": "\(status.rawValue)", "derived": "\(counts.derived)",
+            "run": "\(run.id)", "status": "\(status.rawValue)", "derived": "\(counts.changed)",
             "unchanged": "\(counts.unchanged)", "failed": "\(counts.failed)", "skipped": "\(counts.skipped)",
         ])
     }

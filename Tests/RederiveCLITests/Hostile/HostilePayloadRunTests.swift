@@ -73,7 +73,7 @@ struct HostilePayloadRunTests {
         try await withStore { store in
             _ = try await store.importPayloads([("bare", PayloadCodec.encode(Array(#"{"walls":null}"#.utf8)))], into: RoomScan.pipeline)
             let summary = try await Runner(store: store, pipelines: [RoomScan.pipeline]).run()
-            #expect(summary.counts == RunCounts(derived: 1))
+            #expect(summary.counts == RunCounts(changed: 1))
             let counts = try await store.read { db in
                 try Row.fetchOne(db, sql: """
                     SELECT d.wall_count, d.door_count, d.window_count, d.opening_count, d.object_count
@@ -153,7 +153,7 @@ struct HostilePayloadRunTests {
             let runner = Runner(store: store, pipelines: [pipeline], configuration: Runner.Configuration(parallelism: 3, batchSize: 2))
             let summary = try await runner.run()
             #expect(summary.status == .completed, sourceLocation: sourceLocation)
-            #expect(summary.counts == RunCounts(derived: 2, failed: 1), sourceLocation: sourceLocation)
+            #expect(summary.counts == RunCounts(changed: 2, failed: 1), sourceLocation: sourceLocation)
 
             let failures = try await store.failures(of: pipeline, filter: FailureFilter())
             let expected = processors ?? pipeline.processors.map(\.name)

@@ -210,7 +210,7 @@ struct PostgresCommandTests {
         let fenced = await #expect(throws: RederiveError.self) { _ = try await store.commit(results, plan: plan, runID: runID, lease: late) }
         #expect(fenced?.code == .leaseLost)
         let counts = try await store.commit(results, plan: plan, runID: runID, lease: taker).counts
-        #expect(counts.skipped == 0 && counts.derived + counts.failed == 5)
+        #expect(counts.skipped == 0 && counts.changed + counts.failed == 5)
         await #expect(throws: RederiveError.self) { try await store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: late) }
         try await store.releaseLease(taker)
         #expect(try await store.liveWorkers().isEmpty)

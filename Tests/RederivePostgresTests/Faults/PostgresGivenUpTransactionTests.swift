@@ -63,7 +63,7 @@ struct PostgresGivenUpTransactionTests {
         let counts = try await store.commit(
             taken.map { RecordResult(evaluating: $0, pipeline: pipeline, codec: .init()) }, plan: plan, runID: takerRun.id, lease: taker
         ).counts
-        #expect(counts.derived + counts.failed == 12 && counts.skipped == 0, "\(counts)")
+        #expect(counts.changed + counts.failed == 12 && counts.skipped == 0, "\(counts)")
         #expect(try await store.status(of: pipeline).allSatisfy { $0.stale == 0 })
         try await store.finishRun(takerRun.id, status: .completed, counts: counts, lease: taker)
         try await store.releaseLease(taker)

@@ -85,7 +85,7 @@ struct ProjectionStoreTests {
         defer { database.remove() }
         let count = database.keys.count
         let first = try await database.run()
-        #expect(first.counts == RunCounts(derived: count))
+        #expect(first.counts == RunCounts(changed: count))
         #expect(first.projections.used == 0 && first.projections.fallbacks == [.missing: count])
         #expect(try database.projectionsAgreeWithPayloads() == count)
         let derived = try database.values()

@@ -20,12 +20,12 @@ extension RecordResult {
 
 extension RunCounts {
     /// Counts one committed record the way every store does: failed when any processor failed, else
-    /// derived when a stored value changed, else unchanged.
+    /// changed when a stored value changed, else unchanged.
     public mutating func count(failed: Bool, changed: Bool) {
         if failed {
             self.failed += 1
         } else if changed {
-            derived += 1
+            self.changed += 1
         } else {
             unchanged += 1
         }

@@ -85,7 +85,7 @@ package struct ResultWriter: Sendable {
         let runID = run.runID
         logger.debug("committed", metadata: [
             "run": "\(runID)", "pipeline": "\(pipeline.name)", "records": "\(results.count)",
-            "derived": "\(counts.derived)", "unchanged": "\(counts.unchanged)", "failed": "\(counts.failed)",
+            "derived": "\(counts.changed)", "unchanged": "\(counts.unchanged)", "failed": "\(counts.failed)",
             "skipped": "\(counts.skipped)", "milliseconds": "\((duration.secondsValue * 10_000).rounded() / 10)",
             "nextBatch": "\(nextSize)",
         ])

@@ -291,7 +291,7 @@ struct RunCommand: AsyncParsableCommand {
             ? ", each counted once across \(Format.count(processors, "processor"))" + (pipelines > 1 ? " of \(pipelines) pipelines" : "")
             : ""
         var parts = [
-            "\(Format.count(counts.derived)) derived",
+            "\(Format.count(counts.changed)) derived",
             "\(Format.count(counts.unchanged)) unchanged",
             "\(Format.count(counts.failed)) failed",
         ]

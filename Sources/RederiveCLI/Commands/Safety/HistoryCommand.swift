@@ -37,7 +37,7 @@ struct HistoryCommand: AsyncParsableCommand {
                     "endedAt": run.endedAt.map(isoTimestamp) ?? NSNull(), "status": run.status.rawValue,
                     "state": control.status(of: run),
                     "processors": run.processors.map { ["pipeline": $0.pipeline, "name": $0.name, "version": $0.version] },
-                    "derived": run.counts.derived, "unchanged": run.counts.unchanged,
+                    "derived": run.counts.changed, "unchanged": run.counts.unchanged,
                     "failed": run.counts.failed, "skipped": run.counts.skipped,
                 ] as [String: Any]
             })
@@ -46,7 +46,7 @@ struct HistoryCommand: AsyncParsableCommand {
                 ["id", "startedAt", "endedAt", "status", "derived", "unchanged", "failed", "skipped", "processors", "state"],
                 runs.map { run in
                     [String(run.id), isoTimestamp(run.startedAt), run.endedAt.map(isoTimestamp) ?? "", run.status.rawValue,
-                     String(run.counts.derived), String(run.counts.unchanged), String(run.counts.failed), String(run.counts.skipped),
+                     String(run.counts.changed), String(run.counts.unchanged), String(run.counts.failed), String(run.counts.skipped),
                      run.processors.map { "\($0.name) v\($0.version)" }.joined(separator: ";"), control.status(of: run)]
                 }
             )
@@ -58,7 +58,7 @@ struct HistoryCommand: AsyncParsableCommand {
             console.line(Format.table(
                 ["run", "started", "status", "derived", "unchanged", "failed", "processors"],
                 runs.map { run in
-                    [String(run.id), isoTimestamp(run.startedAt), control.status(of: run), Format.count(run.counts.derived),
+                    [String(run.id), isoTimestamp(run.startedAt), control.status(of: run), Format.count(run.counts.changed),
                      Format.count(run.counts.unchanged), Format.count(run.counts.failed),
                      run.processors.map { "\($0.name) v\($0.version)" }.joined(separator: ", ")]
                 },

@@ -80,7 +80,7 @@ extension PostgresStore {
         _ counts: RunCounts, runID: Int64, lease: WorkerLease?, _ connection: PostgresConnection, _ logger: Logger
     ) async throws {
         var statement = SQLStatement()
-        let values = [counts.derived, counts.unchanged, counts.failed, counts.skipped].map { statement.bind(Int64($0)) }
+        let values = [counts.changed, counts.unchanged, counts.failed, counts.skipped].map { statement.bind(Int64($0)) }
         if let lease {
             statement.sql = """
                 INSERT INTO rederive_run_shares AS s (run_id, token, derived, unchanged, failed, skipped, committed_at)

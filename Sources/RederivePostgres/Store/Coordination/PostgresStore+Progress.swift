@@ -41,7 +41,7 @@ extension PostgresStore: SharedRunReporting {
                 }
                 shares[run, default: []].append(SharedRunProgress.Share(
                     worker: worker,
-                    counts: RunCounts(derived: Int(derived), unchanged: Int(unchanged), failed: Int(failed), skipped: Int(skipped)),
+                    counts: RunCounts(changed: Int(derived), unchanged: Int(unchanged), failed: Int(failed), skipped: Int(skipped)),
                     recentRate: rate, lastCommit: committed, lastHeartbeat: renewed
                 ))
             }

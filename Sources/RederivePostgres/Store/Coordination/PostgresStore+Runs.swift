@@ -183,7 +183,7 @@ extension PostgresStore {
                 let (id, started, ended, status, processors, derived, unchanged, failed, skipped, lastCommit) = try row.decode(
                     (Int64, Date, Date?, String, String, Int64, Int64, Int64, Int64, Date?).self
                 )
-                let counts = RunCounts(derived: Int(derived), unchanged: Int(unchanged), failed: Int(failed), skipped: Int(skipped))
+                let counts = RunCounts(changed: Int(derived), unchanged: Int(unchanged), failed: Int(failed), skipped: Int(skipped))
                 let recorded = RunHistoryEntry(
                     id: id, startedAt: started, endedAt: ended, status: RunStatus(rawValue: status) ?? .failed,
                     processors: (try? JSONDecoder().decode([ProcessorVersion].self, from: Data(processors.utf8))) ?? [],
