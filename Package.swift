@@ -80,6 +80,8 @@ let package = Package(
                 "RederiveSQL",
                 "RederiveCodec",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's own API, for what GRDB does not wrap: incremental BLOB reads of payloads.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

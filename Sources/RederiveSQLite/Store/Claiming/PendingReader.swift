@@ -40,6 +40,8 @@ struct PendingReader {
         let projections = try plan.readsProjections && judged == nil ? ProjectionReader(plan.pipeline, tables, db) : nil
         let inputs = plan.dependencyColumns
         let storedValues = try inputs.isEmpty ? nil : storedValuesStatement(inputs)
+        let blobs = PayloadBlobReader(db, table: plan.pipeline.table, column: plan.pipeline.payloadColumn)
+        defer { blobs.close() }
         var records: [PendingRecord] = []
         records.reserveCapacity(picks.count)
         var bytes = 0
@@ -66,18 +68,26 @@ struct PendingReader {
                 let arguments: StatementArguments = [plan.pipeline.table, pick.recordID]
                 let damaged = readsPayload && knownDamaged.contains(pick.recordID)
                 do {
-                    let cursor = try Row.fetchCursor(readsPayload && !damaged ? withPayload : withoutPayload, arguments: arguments)
                     // A record deleted since it was picked is simply gone.
-                    guard let row = try cursor.next() else { continue }
-                    payload = readsPayload && !damaged ? SQLiteStore.payloadBytes(row, at: 1) : nil
-                    generation = row[0]
+                    guard let found = try Int64.fetchOne(withoutPayload, arguments: arguments) else { continue }
+                    generation = found
+                    if readsPayload && !damaged {
+                        // The payload straight from its pages; what a BLOB handle cannot read, the
+                        // statement reads and judges as it always did.
+                        payload = blobs.read(pick.recordID)
+                        if payload == nil {
+                            let cursor = try Row.fetchCursor(withPayload, arguments: arguments)
+                            if let row = try cursor.next() { payload = SQLiteStore.payloadBytes(row, at: 1) }
+                        }
+                    }
                     damage = damaged ? Self.damagedPayload : nil
                 } catch let error as DatabaseError where readsPayload && error.resultCode == .SQLITE_CORRUPT {
                     // A damaged page holds the payload. SQLite then fails the transaction's end, so
                     // the claim reads its records again in another, this one known to be damaged.
-                    // Setting arguments resets the cached statement, and so spends its error, which
-                    // SQLite would report again at the statement's next use.
+                    // Setting arguments resets the cached statements, and so spends their error,
+                    // which SQLite would report again at a statement's next use.
                     _ = try? withPayload.setArguments(arguments)
+                    _ = try? withoutPayload.setArguments(arguments)
                     throw DamagedPayload(recordID: pick.recordID)
                 }
             }
