@@ -246,6 +246,7 @@ let package = Package(
             name: "RederiveSQLiteTests",
             dependencies: [
                 "Rederive",
+                "RederiveCodec",
                 "RederiveSQLite",
                 "RederiveSQL",
                 "RederiveTestSupport",
