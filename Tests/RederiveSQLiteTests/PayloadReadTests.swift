@@ -48,7 +48,7 @@ struct PayloadReadTests {
             try await prepare(pipeline, at: path)
             // One worker and one batch: every storage class in the same read, in id order.
             let summary = try await run(pipeline, at: path, Runner.Configuration(parallelism: 1, batchSize: 16))
-            #expect(summary.counts.derived == 4)
+            #expect(summary.counts.changed == 4)
 
             let inspection = Inspection(path: path)
             #expect(try inspection.value("total", key: "large", as: Double.self) == 6)
