@@ -99,9 +99,12 @@ struct PostgresGivenUpTransactionTests {
         }
         #expect(givenUp == 4 * concurrent)
         // More given up than the pool's 24 connections: were they kept, these would wait for ever.
+        // They renew a lease of 30 s, whose renewals wait that long for the server: 24 connections
+        // opened at once on a loaded machine may take longer than the first lease's second.
+        let patient = try await fixture.lease(2, lasting: .seconds(30))
         let renewals = Attempt {
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<24 { group.addTask { try await store.renewLease(lease) } }
+                for _ in 0..<24 { group.addTask { try await store.renewLease(patient) } }
                 try await group.waitForAll()
             }
         }
