@@ -1,7 +1,6 @@
 #if PostgreSQL
 import Foundation
 import Logging
-import NIOSSL
 import PostgresNIO
 import Rederive
 import Synchronization
