@@ -1,6 +1,7 @@
 #if PostgreSQL
 import Foundation
 import Logging
+import NIOSSL
 import PostgresNIO
 import Rederive
 import Synchronization
