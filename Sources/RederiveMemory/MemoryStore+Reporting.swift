@@ -1,5 +1,4 @@
 import Rederive
-import Synchronization
 
 /// Status, failures, invalidation, runs and live workers (MemoryStore+Staleness, +Failures, +Runs,
 /// +Leases) for reports and administration.

@@ -5,7 +5,6 @@ import NIOHTTP1
 import Rederive
 import RederiveMetricsEndpoint
 import RederiveWatch
-import ServiceLifecycle
 import Testing
 
 /// The endpoint's three paths answer with the status their state calls for, and `/metrics` holds the

@@ -1,7 +1,6 @@
 import Foundation
 import Rederive
 import RederiveReport
-import RederiveSQLite
 import Testing
 
 @Suite("Dry-run report", .timeLimit(.minutes(5)))

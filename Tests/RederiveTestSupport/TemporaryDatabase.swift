@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import RederiveCodec
-import RederiveSQLite
 
 /// Runs `body` with the path of a database file in a fresh temporary directory, removed afterwards.
 package func withTemporaryDatabase<T>(_ body: (String) async throws -> T) async throws -> T {

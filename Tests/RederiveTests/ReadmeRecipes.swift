@@ -1,4 +1,3 @@
-import Rederive
 import RederiveTestSupport
 
 /// The README's pipeline, by the name the README's examples give it.

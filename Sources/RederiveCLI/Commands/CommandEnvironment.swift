@@ -1,5 +1,4 @@
 import Rederive
-import RederiveSQLite
 import Synchronization
 
 /// What the commands work with: the registered pipelines, their sample sources, the stores `--db` can

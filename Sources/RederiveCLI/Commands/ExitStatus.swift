@@ -1,5 +1,3 @@
-import ArgumentParser
-
 /// The exit statuses rederive documents.
 public enum ExitStatus {
     /// Everything worked.

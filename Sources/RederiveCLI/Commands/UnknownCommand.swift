@@ -1,5 +1,3 @@
-import ArgumentParser
-
 /// A first argument that names no subcommand: `rederive stauts` is a misspelt `status`, not a root
 /// command with stray options, so it is reported as such, with the nearest command's name.
 struct UnknownCommand: Error, CustomStringConvertible {

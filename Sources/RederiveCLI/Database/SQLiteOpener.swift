@@ -1,4 +1,3 @@
-import Rederive
 import RederiveSQLite
 
 /// Opens SQLite database files: a plain path, `sqlite:PATH` or `sqlite://PATH`

@@ -1,5 +1,3 @@
-import Rederive
-
 /// Opens the stores of one kind for the command line, by the URL scheme of `--db`.
 ///
 /// rederive registers ``SQLiteOpener`` (plain paths and `sqlite:`) and ``PostgresOpener``

@@ -1,7 +1,6 @@
 import Foundation
 import Rederive
 import RederiveCodec
-import RederiveSQLite
 import Synchronization
 
 /// Imports files: workers read, check and compress them on every core, one writer stores them in file

@@ -2,7 +2,6 @@ import Foundation
 import Rederive
 import RederiveCodec
 import RederiveJSON
-import RederiveSQLite
 
 /// A file to import and the key its record gets.
 package struct ImportFile: Sendable {

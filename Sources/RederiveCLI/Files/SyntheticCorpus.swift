@@ -1,7 +1,6 @@
 import Foundation
 import Rederive
 import RederiveCodec
-import RederiveSQLite
 
 /// Writes a deterministic synthetic corpus into a pipeline's table, with a fraction of broken payloads.
 struct SyntheticCorpus {

@@ -1,4 +1,3 @@
-import Foundation
 import Rederive
 
 /// The messages `run --isolate` exchanges with its worker processes over their standard input and

@@ -1,5 +1,3 @@
-import Foundation
-
 /// Cancels a task on SIGINT or SIGTERM, so that a run stops cleanly between records; a signal that
 /// came before, while the command was starting, cancels it at once. A second signal ends the process
 /// at once (``ProcessSignals``).

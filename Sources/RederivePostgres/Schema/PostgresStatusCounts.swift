@@ -1,6 +1,5 @@
 #if PostgreSQL
 import PostgresNIO
-import Rederive
 
 /// The counts `status` shows, kept as rederive's tables change, so that reading them costs a few rows
 /// rather than a pass over every stamp row.

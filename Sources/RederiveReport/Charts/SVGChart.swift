@@ -1,5 +1,3 @@
-import Foundation
-
 /// Inline SVG charts, written as text: no script, no font and no file outside the page. Colours come
 /// from the page's style sheet through classes, so that charts follow light and dark mode.
 ///

@@ -1,4 +1,3 @@
-import Foundation
 import Rederive
 
 /// What `rederive report` shows about a database, read through the store interfaces: per processor

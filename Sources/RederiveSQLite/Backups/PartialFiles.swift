@@ -1,4 +1,3 @@
-import Foundation
 import Synchronization
 
 /// The temporary files this process is writing beside a destination (`.NAME.UUID.partial`), so that a

@@ -1,5 +1,4 @@
 import GRDB
-import Rederive
 import Synchronization
 
 /// Closing the store before the process exits, so that the file alone holds every commit.

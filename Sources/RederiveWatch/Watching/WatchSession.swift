@@ -1,6 +1,5 @@
 import Logging
 import Rederive
-import Synchronization
 
 /// What a watcher does while it holds the store's lease: passes over the stale records, then a wait for
 /// the store's next signal, until it is stopped. Passes commit under the watcher's ``RollingRun``,

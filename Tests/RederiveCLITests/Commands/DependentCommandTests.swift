@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import Rederive
 import RederiveCLI
 import RederiveTestSupport
 import RoomScan

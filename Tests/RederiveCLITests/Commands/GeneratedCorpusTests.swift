@@ -1,7 +1,4 @@
 import Foundation
-import GRDB
-import Rederive
-import RederiveCLI
 import Testing
 
 @Suite("rederive generate and demo", .timeLimit(.minutes(5)))

@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import Rederive
-import RederiveCLI
 import RederiveCodec
 import RederiveTestSupport
 import RoomScan

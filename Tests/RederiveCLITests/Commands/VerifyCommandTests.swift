@@ -1,5 +1,4 @@
 import Foundation
-import Rederive
 import RederiveCLI
 import RederiveTestSupport
 import RoomScan

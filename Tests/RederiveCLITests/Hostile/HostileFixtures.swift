@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Testing
 
 /// The databases and files the hostile-database tests copy from, built once per suite with the built

@@ -1,6 +1,4 @@
 import Foundation
-import Rederive
-import RederiveCLI
 import RederiveTestSupport
 import RoomScan
 import Testing

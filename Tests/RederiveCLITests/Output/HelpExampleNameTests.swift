@@ -1,5 +1,4 @@
 import Rederive
-import RederiveCLI
 import RoomScan
 import Testing
 

@@ -1,5 +1,4 @@
 import Foundation
-import RederiveCLI
 import RederiveJSON
 import RederiveTestSupport
 import Testing

@@ -1,6 +1,5 @@
 #if PostgreSQL
 import Foundation
-import RederiveCLI
 import RederivePostgresTestSupport
 import RederiveTestSupport
 import Testing

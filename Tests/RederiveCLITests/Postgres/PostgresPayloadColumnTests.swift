@@ -1,6 +1,5 @@
 #if PostgreSQL
 import Foundation
-import Rederive
 import RederiveCLI
 import RederivePostgresTestSupport
 import RederiveTestSupport

@@ -1,6 +1,5 @@
 #if PostgreSQL
 import Foundation
-import Glibc
 import RederiveCLI
 import RederivePostgresTestSupport
 import Testing

@@ -2,7 +2,6 @@ import Foundation
 import Glibc
 import RederiveCLI
 import RederiveTestSupport
-import Testing
 
 /// The already built `rederive` executable, run as a child process the way a user or a cron job
 /// runs it, so that it can be killed, locked out or starved of disk.

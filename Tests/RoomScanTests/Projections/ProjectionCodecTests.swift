@@ -1,4 +1,3 @@
-import Foundation
 import Rederive
 import RederiveCodec
 import RoomScan

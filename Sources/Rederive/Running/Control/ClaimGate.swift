@@ -1,4 +1,3 @@
-import Foundation
 import Synchronization
 
 /// Whether a process's workers may claim now: the one check between a worker and its next claim,

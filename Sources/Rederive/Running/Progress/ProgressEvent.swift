@@ -1,5 +1,3 @@
-import Foundation
-
 /// A moment in a run, as reported to a ``ProgressReporter``.
 public enum ProgressEvent: Sendable, Hashable {
     /// Another process holds the store's lease: the run waits for it before it counts what is pending.

@@ -1,7 +1,5 @@
 import ArgumentParser
-import Foundation
 import Rederive
-import RederiveSQLite
 
 /// `rederive generate`: a realistic synthetic corpus.
 struct GenerateCommand: AsyncParsableCommand {

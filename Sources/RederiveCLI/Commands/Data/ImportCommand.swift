@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import Rederive
 import RederiveSQLite
-import RederiveCodec
 
 /// `rederive import PATH...`: JSON files become records, keyed by file name.
 struct ImportCommand: AsyncParsableCommand {

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Rederive
-import RederiveSQLite
 
 /// `rederive invalidate`: mark records stale without a version bump.
 struct InvalidateCommand: AsyncParsableCommand {

@@ -1,7 +1,5 @@
 import ArgumentParser
-import Foundation
 import Rederive
-import RederiveSQLite
 
 /// `rederive reset --yes`: clear derived state during development.
 struct ResetCommand: AsyncParsableCommand {

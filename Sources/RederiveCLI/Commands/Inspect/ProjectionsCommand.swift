@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import Rederive
 
 /// `rederive projections`: how many records have a current projection, or `--drop` them all.

@@ -1,6 +1,4 @@
 import ArgumentParser
-import Foundation
-import Rederive
 import RederiveReport
 
 /// `rederive report PATH.html`: the state of a database as a self-contained HTML page.

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Rederive
-import RederiveSQLite
 
 /// `rederive status`: how current each processor's values are.
 struct StatusCommand: AsyncParsableCommand {

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import Rederive
 import RederiveCodec
-import RederiveSQLite
 
 /// `rederive verify`: re-derive in memory and list stored values that differ, writing nothing.
 struct VerifyCommand: AsyncParsableCommand {

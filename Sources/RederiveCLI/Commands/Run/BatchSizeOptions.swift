@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import Rederive
 
 /// `--batch-size` and `--target-batch-duration`, shared by `run` and `watch`: batches sized toward a

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Rederive
-import RederiveSQLite
 
 /// `rederive history`: recorded runs, newest first.
 struct HistoryCommand: AsyncParsableCommand {

@@ -1,6 +1,4 @@
 import ArgumentParser
-import Foundation
-import Rederive
 import RederiveSQLite
 
 /// `rederive restore PATH`: replace the database with a verified backup.

@@ -1,7 +1,5 @@
 import ArgumentParser
-import Foundation
 import Rederive
-import RederiveSQLite
 
 /// `rederive rollback RUN`: put back the values and stamps a run replaced.
 struct RollbackCommand: AsyncParsableCommand {

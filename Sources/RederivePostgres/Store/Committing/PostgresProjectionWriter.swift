@@ -2,7 +2,6 @@
 import PostgresNIO
 import Rederive
 import RederiveCodec
-import RederiveSQL
 
 /// Stores, inside a commit's transaction, the projections of the payloads its accepted results were
 /// derived from (``PostgresProjectionSchema``): each with the generation the commit was fenced by,

@@ -1,5 +1,4 @@
 #if PostgreSQL
-import Foundation
 import PostgresNIO
 import Rederive
 import RederiveSQL

@@ -2,7 +2,6 @@
 import Foundation
 import PostgresNIO
 import Rederive
-import RederiveSQL
 
 /// How far each run that workers derive now has got: the run's count from when it started, and each
 /// worker's share (its commits' counts, the time of its last commit, its recent rate, its heartbeat).

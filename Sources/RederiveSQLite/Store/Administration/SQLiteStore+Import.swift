@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import Rederive
-import RederiveCodec
 import RederiveSQL
 
 /// Writing payloads under their keys, as `rederive import` and `generate` do.

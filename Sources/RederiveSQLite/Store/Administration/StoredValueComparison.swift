@@ -1,4 +1,3 @@
-import GRDB
 import Rederive
 
 extension [DerivedValue] {
