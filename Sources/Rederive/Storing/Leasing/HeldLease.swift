@@ -61,21 +61,15 @@ final class HeldLease: Sendable {
         case .waiting(let task):
             return try await task.value
         case .started(let task):
-            let fresh: WorkerLease?
-            do {
-                fresh = try await task.value
-            } catch {
-                state.withLock { $0.replacing = nil }
-                throw error
-            }
+            let outcome = await task.result
             state.withLock { state in
                 state.replacing = nil
-                if let fresh {
+                if case .success(let fresh?) = outcome {
                     state.current = fresh
                     state.all.append(fresh)
                 }
             }
-            return fresh
+            return try outcome.get()
         }
     }
 }
