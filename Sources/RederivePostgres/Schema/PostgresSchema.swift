@@ -61,7 +61,7 @@ import Rederive
 /// when a failing processor held a current entry there.
 enum PostgresSchema {
     /// Bumped when the tables below change; stored in `rederive_bookkeeping`.
-    static let version = 9
+    static let version = 10
 
     static let statements: [String] = [
         "CREATE SEQUENCE IF NOT EXISTS rederive_generations",
