@@ -56,6 +56,18 @@ enum PostgresProjectionCounts {
         GROUP BY p.pipeline, p.version
         """
 
+    /// Whether an update of `rederive_records` renewed no generation, as claims and commits do: every
+    /// new row's source, id and generation was an old row's (a record's source and id are never
+    /// updated). A static query, planned once per session, where the count's own is planned at every
+    /// statement; a set difference, never a join, so that a plan made for a claim of one record stays
+    /// linear for a commit of thousands.
+    private static let generationsUnchanged = """
+        NOT EXISTS (
+            SELECT source, record_id, generation FROM rederive_new_rows
+            EXCEPT SELECT source, record_id, generation FROM rederive_old_rows
+        )
+        """
+
     /// The function, and a statement trigger with the transition tables `operation` has, on `table`.
     ///
     /// The function's statement joins the transition tables, and is planned for the rows of each
@@ -63,17 +75,8 @@ enum PostgresProjectionCounts {
     /// statement the trigger saw. A claim of one record then made every later commit of that session
     /// join its old and new rows by a nested loop (1.5 s for a commit of 3,000 records); a large
     /// statement first made every later one-record write pass over all of `rederive_records`.
-    /// Whether an update of `rederive_records` renewed no generation, as claims and commits do: a
-    /// static query, planned once per session, where the count's own is planned at every statement.
-    private static let generationsUnchanged = """
-        NOT EXISTS (
-            SELECT 1 FROM rederive_old_rows o JOIN rederive_new_rows n ON n.source = o.source AND n.record_id = o.record_id
-            WHERE o.generation <> n.generation
-        )
-        """
-
-    /// The statement trigger on `table` for `operation` whose function counts the rows `body` selects;
-    /// when `unlessNothingChanged` holds, the statement changed no count and the function returns at once.
+    ///
+    /// When `unlessNothingChanged` holds, the statement changed no count and the function returns at once.
     private static func trigger(
         _ table: String, _ operation: String, function: String, body: String, unlessNothingChanged: String? = nil
     ) -> [String] {
