@@ -38,6 +38,7 @@ done
 echo "$("$REDERIVE_BIN" --version | head -1) ($REDERIVE_BIN)"
 
 source Benchmarks/postgres-cluster.sh
+source Benchmarks/postgres-bump-variant.sh
 start_cluster pgprofile "shared_preload_libraries = 'pg_stat_statements'" "pg_stat_statements.track = all"
 url="postgres://postgres@127.0.0.1:$port/bench?sslmode=disable"
 pg() { "$pgbin/psql" -h 127.0.0.1 -p "$port" -U postgres -X -v ON_ERROR_STOP=1 -A -t -q -F ' | ' -d bench "$@"; }
@@ -50,12 +51,7 @@ work="$cluster/workers"
 mkdir -p "$work"
 
 for variant in $variants; do
-    if [ "$variant" = half ]; then
-        pg -c "UPDATE room_scans_derived SET wall_length_m = wall_length_m + 1 WHERE id % 2 = 0 AND wall_length_m IS NOT NULL"
-    fi
-    "$REDERIVE_BIN" invalidate --db "$url" --processor wall_metrics >/dev/null
-    pg -c "VACUUM ANALYZE" >/dev/null
-    quiesce
+    prepare_bump "$variant" "$url" "$REDERIVE_BIN" >/dev/null
     pg -c "SELECT pg_stat_statements_reset()" >/dev/null
     cpu_before=$(server_cpu)
     time_workers "$work/$variant" 2 "$REDERIVE_BIN" run --db "$url" --parallel "$parallel" --progress none

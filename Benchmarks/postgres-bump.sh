@@ -41,6 +41,7 @@ declare -A bin=([new]="$REDERIVE_BIN" [base]="$BASE_BIN")
 for build in new base; do echo "$build: $("${bin[$build]}" --version)" >&2; done
 
 source Benchmarks/postgres-cluster.sh
+source Benchmarks/postgres-bump-variant.sh
 work="$BENCH_DIR/postgres-bump"
 rm -rf "$work"
 mkdir -p "$work"
@@ -61,14 +62,7 @@ for round in $(seq 1 "$rounds"); do
     for build in new base; do
         for variant in same half; do
             tag="$work/$build-$variant-$round"
-            expected=0
-            if [ "$variant" = half ]; then
-                pg "$build" -c "UPDATE room_scans_derived SET wall_length_m = wall_length_m + 1 WHERE id % 2 = 0 AND wall_length_m IS NOT NULL"
-                expected=$(pg "$build" -c "SELECT count(*) FROM room_scans_derived WHERE id % 2 = 0 AND wall_length_m IS NOT NULL")
-            fi
-            "${bin[$build]}" invalidate --db "$(url "$build")" --processor wall_metrics >/dev/null
-            pg "$build" -c "VACUUM ANALYZE" >/dev/null
-            quiesce
+            expected=$(prepare_bump "$variant" "$(url "$build")" "${bin[$build]}")
             before=$(pg "$build" -c "SELECT coalesce(max(id), 0) FROM rederive_runs")
             cpu_before=$(server_cpu)
             time_workers "$tag" 2 "${bin[$build]}" run --db "$(url "$build")" --parallel "$parallel" --progress none
