@@ -1,9 +1,7 @@
 import Rederive
 import Synchronization
 
-/// Finding and counting stale records, by the SQLite store's rule: a processor is stale for a record
-/// unless a current stamp of its version vouches for the record's values, or (unless the run retries
-/// failures) a current failure of its version says it failed on this payload.
+/// Finding and counting stale records, by the engine's rule (``RunPlan/isStale(_:_:)``).
 extension MemoryStore {
     /// How many records are stale for at least one of the plan's processors.
     public func pendingCount(_ plan: RunPlan) async throws -> Int {
@@ -51,15 +49,6 @@ extension MemoryState {
         return stamp
     }
 
-    /// Whether a record stale for the processor at `index` is in `lane`: fresh when it has no current
-    /// stamp at any version, in the backlog when its current stamp is of another version.
-    func inLane(_ lane: StaleLane, _ pipeline: Pipeline, _ index: Int, _ recordID: Int64) -> Bool {
-        guard lane != .all else { return true }
-        let key = ProcessorRecord(pipeline: pipeline.name, processor: pipeline.processors[index].name, recordID: recordID)
-        let stampedCurrent = stamps[key]?.current == true
-        return lane == .backlog ? stampedCurrent : !stampedCurrent
-    }
-
     /// The current failure of the processor at `index` of `pipeline` on a record, if it is of the
     /// processor's version.
     func currentFailure(_ pipeline: Pipeline, _ index: Int, _ recordID: Int64) -> MemoryFailure? {
@@ -70,13 +59,14 @@ extension MemoryState {
         return failure
     }
 
-    /// The plan's processors stale for a record, in index order; none for a record outside the plan's ids.
+    /// The plan's processors stale for a record, by the engine's rule (``RunPlan/isStale(_:_:)``).
     func staleProcessors(_ plan: RunPlan, _ recordID: Int64) -> [Int] {
-        guard plan.recordIDs.contains(recordID) else { return [] }
-        return plan.selection.filter { index in
-            currentStamp(plan.pipeline, index, recordID) == nil
-                && (plan.retryFailed || currentFailure(plan.pipeline, index, recordID) == nil)
-                && inLane(plan.lane, plan.pipeline, index, recordID)
+        plan.staleProcessors(of: recordID) { index in
+            let key = ProcessorRecord(pipeline: plan.pipeline.name, processor: plan.pipeline.processors[index].name, recordID: recordID)
+            return ProcessorRecordState(
+                currentStampVersion: stamps[key].flatMap { $0.current ? $0.version : nil },
+                currentFailureVersion: failures[key].flatMap { $0.current ? $0.version : nil }
+            )
         }
     }
 
