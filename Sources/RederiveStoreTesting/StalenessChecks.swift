@@ -54,6 +54,40 @@ enum StalenessChecks {
             _ = try await fixture.run(bumped.pipeline)
             expect.equal(try await signaling.backlogCount(bumped.plan), 0, #"signaling.backlogCount(bumped.plan)"#)
         },
+        // A watcher drains two lanes side by side, processor by processor: the fresh lane has no
+        // current stamp (new, rewritten or invalidated), the backlog one of another version. Each
+        // lane hands out its own, and claims keep to it.
+        StoreCheck(area, "eachLaneHandsOutTheRecordsAndProcessorsOfItsOwn") { fixture, expect in
+            let first = ConformancePipeline()
+            try await fixture.seed(first.pipeline, count: 4)
+            _ = try await fixture.run(first.pipeline)
+            let bumped = ConformancePipeline(totalVersion: 2)
+            try await fixture.replace("k2", label: "s2", values: [20], in: bumped.pipeline)
+            _ = try await fixture.importPayloads([("k4", ConformancePipeline.item("s4", [4]))], bumped.pipeline)
+            expect.equal(try await fixture.store.invalidate(bumped.pipeline, processors: ["edges"], keys: ["k3"]), 1,
+                #"fixture.store.invalidate(bumped.pipeline, processors: ["edges"], keys: ["k3"])"#)
+            let ids = try await fixture.ids(bumped.pipeline)
+            func listed(_ lane: StaleLane) async throws -> [Int64: [Int]] {
+                let records = try await fixture.store.pendingRecords(bumped.plan.restricted(to: lane), after: nil, limit: 10, byteLimit: 1 << 20)
+                return Dictionary(records.map { ($0.recordID, $0.staleProcessors) }, uniquingKeysWith: { first, _ in first })
+            }
+            func byID(_ stale: [String: [Int]]) -> [Int64: [Int]] {
+                Dictionary(uniqueKeysWithValues: stale.compactMap { key, processors in ids[key].map { ($0, processors) } })
+            }
+            let (total, edges, size) = (ConformancePipeline.total, ConformancePipeline.edges, ConformancePipeline.size)
+            expect.equal(try await listed(.backlog), byID(["k0": [total], "k1": [total], "k3": [total]]), #"listed(.backlog)"#)
+            expect.equal(try await listed(.fresh), byID(["k2": [total, edges, size], "k3": [edges], "k4": [total, edges, size]]),
+                #"listed(.fresh)"#)
+            expect.equal(try await listed(.all), byID(["k0": [total], "k1": [total], "k2": [total, edges, size], "k3": [total, edges],
+                "k4": [total, edges, size]]), #"listed(.all)"#)
+
+            let lease = try await fixture.lease(1)
+            let run = try await fixture.store.startRun([bumped.plan], lease: lease)
+            let claimed = try await fixture.store.claim(bumped.plan.restricted(to: .fresh), limit: 10, byteLimit: 1 << 20, lease: lease)
+            expect.equal(claimed.map(\.recordID), [ids["k2"], ids["k3"], ids["k4"]].compactMap { $0 }, #"claimed.map(\.recordID)"#)
+            try await fixture.store.finishRun(run.id, status: .completed, counts: RunCounts(), lease: lease)
+            try await fixture.store.releaseLease(lease)
+        },
         StoreCheck(area, "aPayloadChangeMakesItsRecordStaleForEveryProcessor") { fixture, expect in
             let conformance = ConformancePipeline()
             let pipeline = conformance.pipeline
