@@ -4,14 +4,14 @@ import Synchronization
 /// Finding and counting stale records, by the engine's rule (``RunPlan/isStale(_:_:)``).
 extension MemoryStore {
     /// How many records are stale for at least one of the plan's processors.
-    public func pendingCount(_ plan: RunPlan) async throws -> Int {
+    public func staleCount(_ plan: RunPlan) async throws -> Int {
         state.withLock { state in
             state.pendingIDs(plan, after: nil).count
         }
     }
 
     /// Up to `limit` stale records after `cursor`, in id order, without claiming them.
-    public func pendingRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {
+    public func staleRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {
         state.withLock { state in
             let ids = state.pendingIDs(plan, after: cursor).prefix(max(0, limit))
             return state.read(Array(ids), plan, byteLimit: byteLimit)

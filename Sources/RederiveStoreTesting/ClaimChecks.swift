@@ -153,8 +153,8 @@ enum ClaimChecks {
             let status = try await fixture.status(pipeline)
             expect.equal(status["total"]?.records, 2, #"status["total"]?.records"#)
             expect.equal(status["total"]?.upToDate, 1, #"status["total"]?.upToDate"#)
-            expect.equal(try await store.pendingCount(plan), 1, #"store.pendingCount(plan)"#)
-            let pending = try await store.pendingRecords(plan, after: nil, limit: 10, byteLimit: 1 << 20)
+            expect.equal(try await store.staleCount(plan), 1, #"store.staleCount(plan)"#)
+            let pending = try await store.staleRecords(plan, after: nil, limit: 10, byteLimit: 1 << 20)
             expect.equal(pending.map(\.recordID), [ids["k0"]], #"pending.map(\.recordID)"#)
             expect.equal(pending.first?.payload, ConformancePipeline.item("changed", [50]), #"pending.first?.payload"#)
             try await store.finishRun(run.id, status: .completed, counts: counts, lease: lease)
@@ -171,7 +171,7 @@ enum ClaimChecks {
             let counts = try await fixture.store.commit(ClaimChecks.derive(claimed, pipeline), plan: plan, runID: run.id, lease: first).counts
             expect.equal(counts, RunCounts(changed: 1, failed: 1), #"counts"#)
             // A failure retried is stale still, but this run is done with it.
-            expect.equal(try await fixture.store.pendingCount(plan), 1, #"fixture.store.pendingCount(plan)"#)
+            expect.equal(try await fixture.store.staleCount(plan), 1, #"fixture.store.staleCount(plan)"#)
             expect(try await fixture.store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: first).isEmpty,
                 #"fixture.store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: first).isEmpty"#)
             try await fixture.store.finishRun(run.id, status: .completed, counts: counts, lease: first)

@@ -31,8 +31,8 @@ enum CommitChecks {
             _ = try await fixture.run(pipeline)
             expect.equal(try await fixture.store.invalidate(pipeline, processors: nil, keys: nil), 5,
                 #"fixture.store.invalidate(pipeline, processors: nil, keys: nil)"#)
-            expect.equal(try await fixture.store.pendingCount(RunPlan(pipeline: pipeline)), 5,
-                #"fixture.store.pendingCount(RunPlan(pipeline: pipeline))"#)
+            expect.equal(try await fixture.store.staleCount(RunPlan(pipeline: pipeline)), 5,
+                #"fixture.store.staleCount(RunPlan(pipeline: pipeline))"#)
 
             let second = try await fixture.run(pipeline)
             expect.equal(second.pending, 5, #"second.pending"#)

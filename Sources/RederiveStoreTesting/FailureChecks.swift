@@ -38,8 +38,8 @@ enum FailureChecks {
             expect.equal(conformance.derivations["total"], 0, #"conformance.derivations["total"]"#)
 
             // Retried when asked, and failing again.
-            expect.equal(try await fixture.store.pendingCount(RunPlan(pipeline: pipeline, retryFailed: true)), 1,
-                #"fixture.store.pendingCount(RunPlan(pipeline: pipeline, retryFailed: true))"#)
+            expect.equal(try await fixture.store.staleCount(RunPlan(pipeline: pipeline, retryFailed: true)), 1,
+                #"fixture.store.staleCount(RunPlan(pipeline: pipeline, retryFailed: true))"#)
             let retried = try await fixture.run(pipeline, retryFailed: true)
             expect(retried.pending == 1 && retried.counts == RunCounts(failed: 1),
                 #"retried.pending == 1 && retried.counts == RunCounts(failed: 1)"#)
@@ -97,7 +97,7 @@ enum FailureChecks {
 
             // `size` alone is stale; its input failed on k1, and that failure is not retried.
             let bumped = ConformancePipeline(sizeVersion: 2)
-            let pending = try await fixture.store.pendingRecords(bumped.plan, after: nil, limit: 10, byteLimit: 1 << 20)
+            let pending = try await fixture.store.staleRecords(bumped.plan, after: nil, limit: 10, byteLimit: 1 << 20)
             let k1 = try await fixture.ids(bumped.pipeline)["k1"]
             expect.equal(pending.first { $0.recordID == k1 }?.dependencies.failures, [ConformancePipeline.total: .processor],
                 #"pending.first { $0.recordID == k1 }?.dependencies.failures"#)

@@ -16,8 +16,8 @@ enum StalenessChecks {
             expect.equal(status["total"]?.stale, 4, #"status["total"]?.stale"#)
             expect.equal(status["edges"]?.upToDate, 4, #"status["edges"]?.upToDate"#)
             expect.equal(status["size"]?.upToDate, 4, #"status["size"]?.upToDate"#)
-            expect.equal(try await fixture.store.pendingCount(bumped.plan), 4, #"fixture.store.pendingCount(bumped.plan)"#)
-            let pending = try await fixture.store.pendingRecords(bumped.plan, after: nil, limit: 10, byteLimit: 1 << 20)
+            expect.equal(try await fixture.store.staleCount(bumped.plan), 4, #"fixture.store.staleCount(bumped.plan)"#)
+            let pending = try await fixture.store.staleRecords(bumped.plan, after: nil, limit: 10, byteLimit: 1 << 20)
             expect.equal(pending.count, 4, #"pending.count"#)
             expect(pending.allSatisfy { $0.staleProcessors == [ConformancePipeline.total] && $0.payloadRead },
                 #"pending.allSatisfy { $0.staleProcessors == [ConformancePipeline.total] && $0.payloadRead }"#)
@@ -32,7 +32,7 @@ enum StalenessChecks {
             expect.equal(bumped.derivations["total"], 4, #"bumped.derivations["total"]"#)
             expect.equal(bumped.derivations["edges"], 0, #"bumped.derivations["edges"]"#)
             expect.equal(bumped.derivations["size"], 0, #"bumped.derivations["size"]"#)
-            expect.equal(try await fixture.store.pendingCount(bumped.plan), 0, #"fixture.store.pendingCount(bumped.plan)"#)
+            expect.equal(try await fixture.store.staleCount(bumped.plan), 0, #"fixture.store.staleCount(bumped.plan)"#)
         },
         // A watcher tells a backlog from fresh records by the store's counts: records whose values are
         // current at another version are in the backlog; new, rewritten and invalidated ones are not.
@@ -68,7 +68,7 @@ enum StalenessChecks {
                 #"fixture.store.invalidate(bumped.pipeline, processors: ["edges"], keys: ["k3"])"#)
             let ids = try await fixture.ids(bumped.pipeline)
             func listed(_ lane: StaleLane) async throws -> [Int64: [Int]] {
-                let records = try await fixture.store.pendingRecords(bumped.plan.restricted(to: lane), after: nil, limit: 10, byteLimit: 1 << 20)
+                let records = try await fixture.store.staleRecords(bumped.plan.restricted(to: lane), after: nil, limit: 10, byteLimit: 1 << 20)
                 return Dictionary(records.map { ($0.recordID, $0.staleProcessors) }, uniquingKeysWith: { first, _ in first })
             }
             func byID(_ stale: [String: [Int]]) -> [Int64: [Int]] {
@@ -96,13 +96,13 @@ enum StalenessChecks {
             // The same bytes again change nothing.
             expect.equal(try await fixture.importPayloads([("k2", ConformancePipeline.item("s2", [2, 1, 2]))], pipeline), ImportCounts(unchanged: 1),
                 #"fixture.importPayloads([("k2", ConformancePipeline.item("s2", [2, 1, 2]))], pipeline)"#)
-            expect.equal(try await fixture.store.pendingCount(conformance.plan), 0, #"fixture.store.pendingCount(conformance.plan)"#)
+            expect.equal(try await fixture.store.staleCount(conformance.plan), 0, #"fixture.store.staleCount(conformance.plan)"#)
 
             try await fixture.replace("k2", label: "s2", values: [20], in: pipeline)
             let status = try await fixture.status(pipeline)
             expect(status.values.allSatisfy { $0.upToDate == 2 && $0.stale == 1 },
                 #"status.values.allSatisfy { $0.upToDate == 2 && $0.stale == 1 }"#)
-            let pending = try await fixture.store.pendingRecords(conformance.plan, after: nil, limit: 10, byteLimit: 1 << 20)
+            let pending = try await fixture.store.staleRecords(conformance.plan, after: nil, limit: 10, byteLimit: 1 << 20)
             expect.equal(pending.map(\.recordID), [try await fixture.ids(pipeline)["k2"]], #"pending.map(\.recordID)"#)
             expect.equal(pending.first?.staleProcessors, [0, 1, 2], #"pending.first?.staleProcessors"#)
 
@@ -135,7 +135,7 @@ enum StalenessChecks {
             _ = try await fixture.run(ConformancePipeline().pipeline)
 
             let bumped = ConformancePipeline(sizeVersion: 2)
-            let pending = try await fixture.store.pendingRecords(bumped.plan, after: nil, limit: 10, byteLimit: 1 << 20)
+            let pending = try await fixture.store.staleRecords(bumped.plan, after: nil, limit: 10, byteLimit: 1 << 20)
             expect.equal(pending.count, 3, #"pending.count"#)
             for record in pending {
                 expect.equal(record.staleProcessors, [ConformancePipeline.size], #"record.staleProcessors"#)
@@ -165,10 +165,10 @@ enum StalenessChecks {
             expect(status["edges"]?.stale == 2 && status["total"]?.stale == 0 && status["size"]?.stale == 0,
                 #"status["edges"]?.stale == 2 && status["total"]?.stale == 0 && status["size"]?.stale == 0"#)
             let ids = try await fixture.ids(pipeline)
-            let pending = try await fixture.store.pendingRecords(conformance.plan, after: nil, limit: 10, byteLimit: 1 << 20)
+            let pending = try await fixture.store.staleRecords(conformance.plan, after: nil, limit: 10, byteLimit: 1 << 20)
             expect.equal(pending.map(\.recordID), [ids["k1"], ids["k3"]].compactMap { $0 }, #"pending.map(\.recordID)"#)
             // After a cursor, only later records.
-            let later = try await fixture.store.pendingRecords(conformance.plan, after: ids["k1"], limit: 10, byteLimit: 1 << 20)
+            let later = try await fixture.store.staleRecords(conformance.plan, after: ids["k1"], limit: 10, byteLimit: 1 << 20)
             expect.equal(later.map(\.recordID), [ids["k3"]].compactMap { $0 }, #"later.map(\.recordID)"#)
 
             let unknownProcessor = await expect.throwsRederiveError {

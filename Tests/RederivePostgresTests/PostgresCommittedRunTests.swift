@@ -25,7 +25,7 @@ struct PostgresCommittedRunTests {
         // Stale again, two of them; one also gets a new payload.
         #expect(try await store.invalidate(pipeline, processors: nil, keys: ["scan-0", "scan-1"]) == 2)
         _ = try await store.importPayloads([("scan-1", Array(#"{"walls": [], "doors": [], "windows": [], "openings": [], "objects": [{}]}"#.utf8))], into: pipeline)
-        let ids = Dictionary(uniqueKeysWithValues: try await store.pendingRecords(plan, after: nil, limit: 10, byteLimit: 1 << 20).map { ($0.recordID, $0) })
+        let ids = Dictionary(uniqueKeysWithValues: try await store.staleRecords(plan, after: nil, limit: 10, byteLimit: 1 << 20).map { ($0.recordID, $0) })
         #expect(ids.count == 2)
 
         let again = try await store.claim(plan, limit: 10, byteLimit: 1 << 20, lease: first)

@@ -90,7 +90,7 @@ struct PostgresDependentTests {
 
         let store = try await PostgresStore(url: url)
         defer { store.close() }
-        #expect(try await store.pendingCount(RunPlan(pipeline: same.pipeline)) == 0)
+        #expect(try await store.staleCount(RunPlan(pipeline: same.pipeline)) == 0)
         #expect(try await store.status(of: same.pipeline).map(\.upToDate) == [3, 3, 3])
     }
 
@@ -113,12 +113,12 @@ struct PostgresDependentTests {
         defer { store.close() }
         let areaPlan = RunPlan(pipeline: FloorPipeline(areaVersion: 2).pipeline)
         await #expect(throws: RederiveError.self, "the role must not read payloads") {
-            try await store.pendingRecords(areaPlan, after: nil, limit: 10, byteLimit: 1 << 20)
+            try await store.staleRecords(areaPlan, after: nil, limit: 10, byteLimit: 1 << 20)
         }
 
         let uppercase = FloorPipeline(kindVersion: 2)
         let plan = RunPlan(pipeline: uppercase.pipeline)
-        let pending = try await store.pendingRecords(plan, after: nil, limit: 10, byteLimit: 1)
+        let pending = try await store.staleRecords(plan, after: nil, limit: 10, byteLimit: 1)
         #expect(pending.count == 3, "a byte limit counts payloads read, and none is")
         guard case .acquired(let lease) = try await store.acquireLease(for: WorkerIdentity(host: "test", processID: 1), duration: .seconds(30)) else {
             Issue.record("no lease")
@@ -166,7 +166,7 @@ struct PostgresDependentTests {
             "den|kind|upstream|input processor label failed for this record",
         ])
         #expect(try Self.values(database)["den"] == "6|<NULL>|<NULL>")
-        #expect(try await store.pendingCount(RunPlan(pipeline: rejectingDen.pipeline)) == 0)
+        #expect(try await store.staleCount(RunPlan(pipeline: rejectingDen.pipeline)) == 0)
 
         // The input derives: the failure clears, and only den's kind derives again.
         let accepting = FloorPipeline(labelVersion: 2)

@@ -24,7 +24,7 @@ struct PostgresRunCountTests {
         // Records written after the run started: a count now differs from what the run has left.
         let later = (5..<8).map { ("scan-\($0)", PostgresClaimFixture.emptyScan) }
         _ = try await store.importPayloads(later, into: pipeline)
-        #expect(try await store.pendingCount(plan) == 6)
+        #expect(try await store.staleCount(plan) == 6)
 
         let second = try await fixture.lease(2)
         let joined = try await store.startRun([plan], lease: second)

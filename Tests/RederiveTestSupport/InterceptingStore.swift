@@ -60,9 +60,9 @@ package struct InterceptingStore: RecordStore, StoreReporting {
     package func rejoinRun(_ runID: Int64, lease: WorkerLease) async throws {
         try await base.rejoinRun(runID, lease: lease)
     }
-    package func pendingCount(_ plan: RunPlan) async throws -> Int { try await base.pendingCount(plan) }
-    package func pendingRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {
-        let records = try await base.pendingRecords(plan, after: cursor, limit: limit, byteLimit: byteLimit)
+    package func staleCount(_ plan: RunPlan) async throws -> Int { try await base.staleCount(plan) }
+    package func staleRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {
+        let records = try await base.staleRecords(plan, after: cursor, limit: limit, byteLimit: byteLimit)
         afterPendingRecords(records)
         return records
     }

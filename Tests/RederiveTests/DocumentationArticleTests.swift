@@ -51,7 +51,7 @@ struct DocumentationArticleTests {
         let landing = try String(contentsOf: Self.catalog.appendingPathComponent("Rederive.md"), encoding: .utf8)
         let concepts = [
             "payload", "processor", "pipeline", "stamp", "up to date", "stale", "failed", "run", "lease", "claim", "commit",
-            "generation", "projection", "worker", "batch", "pass", "lane", "fresh", "backlog", "hold", "watcher run",
+            "generation", "projection", "worker", "batch", "pass", "lane", "fresh", "backlog", "hold", "watcher run", "pending record",
         ]
         let rows = Self.rows(landing, terms: concepts)
         for concept in concepts {

@@ -74,13 +74,13 @@ public struct DryRun: Sendable {
         // A preview commits nothing: it reads as many records at once as a run's first batch holds.
         let readSize = configuration.batchSize ?? Runner.Configuration.initialBatchSize
         for plan in plans {
-            report.pending += try await store.pendingCount(plan)
+            report.pending += try await store.staleCount(plan)
             var tally = ColumnTally(pipeline: plan.pipeline, rules: store.storageRules)
             var cascades: [Int: Int] = [:]
             var cursor: Int64?
             while budget.map({ $0 > 0 }) ?? true {
                 let limit = budget.map { min($0, readSize) } ?? readSize
-                let batch = try await store.pendingRecords(plan, after: cursor, limit: limit, byteLimit: configuration.batchByteLimit)
+                let batch = try await store.staleRecords(plan, after: cursor, limit: limit, byteLimit: configuration.batchByteLimit)
                 guard let last = batch.last else { break }
                 cursor = last.recordID
                 budget = budget.map { $0 - batch.count }

@@ -16,7 +16,7 @@ public struct RunPlan: Sendable {
     /// The ids of the records the plan derives: every id by default. A watcher draining the records
     /// that were stale when it looked derives those up to the last id it saw, and claims the records
     /// written since ahead of them, after that id. Claims and reads of pending records keep to these
-    /// ids; ``RecordStore/pendingCount(_:)`` counts, from the store's counts, every id.
+    /// ids; ``RecordStore/staleCount(_:)`` counts, from the store's counts, every id.
     public let recordIDs: ClosedRange<Int64>
     /// The selected processors that read the payload.
     private let payloadReaders: Set<Int>

@@ -17,7 +17,7 @@ public protocol RecordStore: Sendable {
     ///
     /// A run still recorded as running whose process is gone (it was killed and never finished) is
     /// recorded as interrupted first, with what it committed. A store one process derives at a time
-    /// records a new run, after counting each plan (``countPending(_:)`` does that). On a store many
+    /// records a new run, after counting each plan (``countStale(_:)`` does that). On a store many
     /// processes derive at once, the process joins the run others derive with the same processors, and
     /// the run is counted once, by the process that starts it: a worker joining it takes what is left
     /// of that count instead of counting again.
@@ -35,13 +35,13 @@ public protocol RecordStore: Sendable {
     /// process is running again; a cancelled run stays cancelled.
     func rejoinRun(_ runID: Int64, lease: WorkerLease) async throws
 
-    /// How many records the plan would derive.
-    func pendingCount(_ plan: RunPlan) async throws -> Int
+    /// How many records are stale for the plan: how many it would derive.
+    func staleCount(_ plan: RunPlan) async throws -> Int
 
-    /// Up to `limit` pending records with ids greater than `cursor`, in id order, with their payloads,
+    /// Up to `limit` stale records with ids greater than `cursor`, in id order, with their payloads,
     /// without claiming them: for previews that write nothing.
     /// The batch ends early once its payloads hold `byteLimit` bytes; it always holds at least one record.
-    func pendingRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord]
+    func staleRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord]
 
     /// Takes the right to derive this store's records for `worker`, or says who holds it when only one
     /// process may derive at a time. The lease lasts `duration` unless renewed.
@@ -116,10 +116,10 @@ extension RecordStore {
     /// How many records each plan would derive, in the order of `plans`: what a store that counts
     /// every run itself returns from ``startRun(_:lease:)``, with the run it records. A helper that a
     /// store calls explicitly, never a requirement's default.
-    public func countPending(_ plans: [RunPlan]) async throws -> [Int] {
+    public func countStale(_ plans: [RunPlan]) async throws -> [Int] {
         var pending: [Int] = []
         for plan in plans {
-            pending.append(try await pendingCount(plan))
+            pending.append(try await staleCount(plan))
         }
         return pending
     }

@@ -178,7 +178,7 @@ public final class SQLiteStore: RecordStore {
     /// Counts each plan's pending records, then records a new run: one process derives a SQLite
     /// database at a time, under its lease, so every run is its own and counted by it.
     public func startRun(_ plans: [RunPlan], lease: WorkerLease) async throws -> StartedRun {
-        let pending = try await countPending(plans)
+        let pending = try await countStale(plans)
         return StartedRun(id: try await recordRun(processors: RunPlan.processorVersions(of: plans), lease: lease), pending: pending)
     }
 

@@ -27,7 +27,7 @@ struct FaultInjectionTests {
 
             var random = SplitMix64(seed: 2_024)
             for kill in 1...20 {
-                if try pendingCount(database) < 2_000 * RoomScan.processors.count {
+                if try staleCount(database) < 2_000 * RoomScan.processors.count {
                     // Forget the values so that the run has far more to do than it can finish before the
                     // kill: every record is derived again.
                     try await connection(database).write { db in
@@ -52,7 +52,7 @@ struct FaultInjectionTests {
 
             try await expectStatus([3], try await RederiveProcess.run(["run", "--db", database, "--progress", "none"], in: directory))
             #expect(try integrity(database) == "ok")
-            #expect(try pendingCount(database) == 0)
+            #expect(try staleCount(database) == 0)
             #expect(try payloads(database) == payloadsBefore)
             #expect(try derivedValues(database) == derivedValues(clean))
             #expect(try failures(database) == failures(clean))
@@ -91,7 +91,7 @@ struct FaultInjectionTests {
 
             try await expectStatus([0], try await RederiveProcess.run(["run", "--db", database, "--progress", "none"], in: directory))
             try await expectStatus([0], try await RederiveProcess.run(["verify", "--db", database], in: directory))
-            #expect(try pendingCount(database) == 0)
+            #expect(try staleCount(database) == 0)
             #expect(try integrity(database) == "ok")
         }
     }
@@ -200,7 +200,7 @@ struct FaultInjectionTests {
         #expect(try integrity(database) == "ok", sourceLocation: sourceLocation)
         try await expectStatus([0], try await RederiveProcess.run(["run", "--db", database, "--progress", "none"], in: directory), sourceLocation: sourceLocation)
         try await expectStatus([0], try await RederiveProcess.run(["verify", "--db", database], in: directory), sourceLocation: sourceLocation)
-        #expect(try pendingCount(database) == 0, sourceLocation: sourceLocation)
+        #expect(try staleCount(database) == 0, sourceLocation: sourceLocation)
         #expect(try integrity(database) == "ok", sourceLocation: sourceLocation)
     }
 
@@ -281,7 +281,7 @@ struct FaultInjectionTests {
     }
 
     /// Record and processor pairs neither up to date nor failed at the current version.
-    func pendingCount(_ path: String) throws -> Int {
+    func staleCount(_ path: String) throws -> Int {
         try connection(path).read { db in
             let records = try Int.fetchOne(db, sql: "SELECT count(*) FROM room_scans") ?? 0
             var settled = 0

@@ -186,7 +186,7 @@ struct RunCommand: AsyncParsableCommand {
         let leaseWait = LeaseWait(
             shared ?? events, limit: noWait ? .zero : wait.map { .milliseconds(Int64($0 * 1000)) },
             nothingStale: {
-                for plan in plans where (try? await store.pendingCount(plan)) != 0 { return false }
+                for plan in plans where (try? await store.staleCount(plan)) != 0 { return false }
                 return true
             }
         )

@@ -42,15 +42,15 @@ extension PostgresStore {
 
     /// Counts the plan's stale records: from the kept counts when one processor is behind, in one
     /// pass over the records when several are.
-    public func pendingCount(_ plan: RunPlan) async throws -> Int {
+    public func staleCount(_ plan: RunPlan) async throws -> Int {
         let logger = self.logger
         return try await withConnection("read") { connection in
-            try await Self.pendingCount(plan, connection, logger)
+            try await Self.staleCount(plan, connection, logger)
         }
     }
 
     /// How many records `plan` would derive, counted on `connection`.
-    static func pendingCount(_ plan: RunPlan, _ connection: PostgresConnection, _ logger: Logger) async throws -> Int {
+    static func staleCount(_ plan: RunPlan, _ connection: PostgresConnection, _ logger: Logger) async throws -> Int {
         let counts = try await keptCounts(plan.pipeline, connection, logger)
         var stale: [Int] = []
         for index in plan.selection {
@@ -71,7 +71,7 @@ extension PostgresStore {
     }
 
     /// Reads stale records with their payloads without claiming them.
-    public func pendingRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {
+    public func staleRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {
         let tables = PostgresPipelineTables(plan.pipeline)
         let reader = PostgresPendingReader(plan: plan, tables: tables, payloadColumn: try await payloadColumn(tables), statements: statements)
         var statement = SQLStatement()

@@ -40,7 +40,7 @@ extension PostgresStore {
             } else {
                 var pending: [Int] = []
                 for plan in plans {
-                    pending.append(try await Self.pendingCount(plan, connection, logger))
+                    pending.append(try await Self.staleCount(plan, connection, logger))
                 }
                 // A run started by an older rederive kept no count: it is joined, counted here.
                 let runID = if let (joined, _, _) = joined {

@@ -5,7 +5,7 @@ import RederiveSQL
 /// Finding and counting stale records: indexes only, payloads are never read.
 extension SQLiteStore {
     /// Counts the plan's stale records from the stamps, without reading a payload.
-    public func pendingCount(_ plan: RunPlan) async throws -> Int {
+    public func staleCount(_ plan: RunPlan) async throws -> Int {
         let tables = PipelineTables(plan.pipeline)
         return try await read { db in
             let records = try Self.recordCount(db, tables)
@@ -30,7 +30,7 @@ extension SQLiteStore {
     }
 
     /// Reads stale records with their payloads without claiming them.
-    public func pendingRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {
+    public func staleRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {
         let tables = PipelineTables(plan.pipeline)
         let query = Self.pendingQuery(plan, tables, limit: true)
         return try await read { db in

@@ -88,7 +88,7 @@ extension SQLiteStore: ChangeSignaling {
     }
 
     /// Records the watcher's run with the watcher's count: this store's own count of a plan whose
-    /// processors are behind for different records probes every record (``pendingCount(_:)``), 0.2 s
+    /// processors are behind for different records probes every record (``staleCount(_:)``), 0.2 s
     /// and more for 20,000 records, at the start of each of a watcher's runs.
     public func startWatchRun(_ plans: [RunPlan], lease: WorkerLease, pending: [Int]) async throws -> StartedRun {
         StartedRun(id: try await recordRun(processors: RunPlan.processorVersions(of: plans), lease: lease), pending: pending)
