@@ -29,7 +29,7 @@ extension MemoryStore {
                     return counted - done
                 })
             } else {
-                let pending = plans.map { state.pendingIDs($0, after: nil).count }
+                let pending = plans.map { state.staleIDs($0, after: nil).count }
                 let id = Self.insertRun(processors, now: now, replacedValuesRunLimit: replacedValuesRunLimit, &state)
                 if let index = state.runIndex(id) {
                     state.runs[index].pending = Dictionary(zip(plans.map(\.pipeline.name), pending), uniquingKeysWith: +)

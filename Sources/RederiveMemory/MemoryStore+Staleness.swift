@@ -6,14 +6,14 @@ extension MemoryStore {
     /// How many records are stale for at least one of the plan's processors.
     public func staleCount(_ plan: RunPlan) async throws -> Int {
         state.withLock { state in
-            state.pendingIDs(plan, after: nil).count
+            state.staleIDs(plan, after: nil).count
         }
     }
 
     /// Up to `limit` stale records after `cursor`, in id order, without claiming them.
     public func staleRecords(_ plan: RunPlan, after cursor: Int64?, limit: Int, byteLimit: Int) async throws -> [PendingRecord] {
         state.withLock { state in
-            let ids = state.pendingIDs(plan, after: cursor).prefix(max(0, limit))
+            let ids = state.staleIDs(plan, after: cursor).prefix(max(0, limit))
             return state.read(Array(ids), plan, byteLimit: byteLimit)
         }
     }
@@ -71,7 +71,7 @@ extension MemoryState {
     }
 
     /// The ids of the records stale for at least one of the plan's processors, after `cursor`, in id order.
-    func pendingIDs(_ plan: RunPlan, after cursor: Int64?) -> [Int64] {
+    func staleIDs(_ plan: RunPlan, after cursor: Int64?) -> [Int64] {
         guard let table = tables[plan.pipeline.table] else { return [] }
         return table.ids.filter { id in
             id > (cursor ?? .min) && !staleProcessors(plan, id).isEmpty
