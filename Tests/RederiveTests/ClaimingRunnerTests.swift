@@ -61,6 +61,21 @@ struct ClaimingRunnerTests {
         }
     }
 
+    @Test func workersThatOutpaceTheWriterWaitForRoomAndLoseNoResult() async throws {
+        try await withTemporaryDatabase { path in
+            let test = TestPipeline()
+            try await prepare(test.pipeline, at: path)
+            try insertRecords(samples(300), into: path)
+            // Commits of one record hold two results at most between them: the workers' threads wait
+            // for room far more often than they find it.
+            let summary = try await run(test.pipeline, at: path, Runner.Configuration(parallelism: 4, batchSize: 1))
+            #expect(summary.counts == RunCounts(changed: 300))
+            #expect(test.log.all.count == 600)
+            #expect(test.log.all.values.allSatisfy { $0 == 1 })
+            #expect(try await SQLiteStore(path: path).staleCount(RunPlan(pipeline: test.pipeline)) == 0)
+        }
+    }
+
     @Test func aSlowRecordHoldsUpOnlyItsOwnWorker() async throws {
         try await withTemporaryDatabase { path in
             let progress = WatchingProgress()

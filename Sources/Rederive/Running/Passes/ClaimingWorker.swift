@@ -83,31 +83,33 @@ package struct ClaimingWorker: Sendable {
             // Once cancelled, a record in flight gets this long to be committed, however long the
             // timeout: the run must end soon after it is asked to.
             let grace = min(recordTimeout ?? cancellationGrace, cancellationGrace)
-            let evaluated: RecordResult?
             if let deriver {
                 // A deriver's worker that hangs must not hold up a cancelled run beyond the grace either.
                 let pipeline = plan.pipeline
                 let maximumPayloadSize = self.maximumPayloadSize
-                evaluated = await Waiter.result(within: grace) {
+                let evaluated = await Waiter.result(within: grace) {
                     await deriver.result(for: record, pipeline: pipeline, maximumPayloadSize: maximumPayloadSize, worker: index)
                 }
+                // Abandoned when the run was cancelled: the record stays stale, and overdue if it hangs.
+                guard let result = evaluated else { return true }
+                work.finished(worker: index)
+                await channel.send(result)
             } else {
-                // The thread goes on to the next claimed records itself, rather than come back to this
-                // task for each one: a hand-off per record costs two thread switches, as much as
-                // evaluating a small record without its payload.
+                // The thread takes the next claimed records and sends their results itself, rather than
+                // come back to this task for each one: a hand-off per record costs two thread switches,
+                // as much as evaluating a small record without its payload. It comes back only for what
+                // a task does: a claim, or the end of the run.
                 let end = await thread.run(grace: grace) { isCancelled in
                     evaluateSeries(from: record, worker: index, codec: codec, isCancelled: isCancelled)
                 }
                 switch end {
-                case .sent?: continue
-                case .unsent(let result)?: evaluated = result
-                case nil: evaluated = nil
+                case .needsClaim?: continue
+                // The thread sent its last result; the task ends the worker at the top of the loop.
+                case .cancelled?: work.finished(worker: index)
+                // Abandoned when the run was cancelled: the record stays stale, and overdue if it hangs.
+                case nil: return true
                 }
             }
-            // Abandoned when the run was cancelled: the record stays stale, and overdue if it hangs.
-            guard let result = evaluated else { return true }
-            work.finished(worker: index)
-            await channel.send(result)
         }
     }
 
@@ -153,27 +155,39 @@ package struct ClaimingWorker: Sendable {
         return true
     }
 
-    /// How a worker's thread ended a series of records.
+    /// How a worker's thread ended a series of records, every result sent.
     private enum SeriesEnd: Sendable {
-        /// Every result went to the writer.
-        case sent
-        /// The last result did not, because the channel was full or the run was cancelled: the task
-        /// sends it, or drops it when it gave up on the thread.
-        case unsent(RecordResult)
+        /// Nothing claimed is left to start, or this worker must claim
+        /// (``SharedWork/nextStep(refillBelow:)``); the worker has no record in flight.
+        case needsClaim
+        /// The run was cancelled; the last record is still counted in flight, for the task to end.
+        case cancelled
     }
 
     /// Evaluates `first`, then the claimed records after it, one after the other on the worker's
-    /// thread, handing each result to the writer as it is made. Stops when this worker must claim
-    /// (``SharedWork/nextStep(refillBelow:)``), when nothing claimed is left to start, or when the run
-    /// is cancelled. Records are taken one at a time, as by the task: a record that hangs holds up only
-    /// its own worker, and each record in flight is visible to ``SynchronizedWork/overdue(after:)``.
+    /// thread, sending each result to the writer as it is made, and waiting on this thread while the
+    /// writer has no room for it. Records are taken one at a time, as by the task: a record that hangs
+    /// holds up only its own worker, and each record in flight is visible to
+    /// ``SynchronizedWork/overdue(after:)``.
+    ///
+    /// Once the run is cancelled the thread touches the shared work no more: the task that waits for it
+    /// may have given up, and the work may be a later pass's.
     private func evaluateSeries(from first: PendingRecord, worker: Int, codec: PayloadCodec, isCancelled: () -> Bool) -> SeriesEnd {
         var record = first
         while true {
             let result = RecordResult(evaluating: record, pipeline: plan.pipeline, codec: codec)
-            // Once the run is cancelled, the task decides whether this result is still committed.
-            if isCancelled() || !channel.trySend(result) { return .unsent(result) }
-            guard let next = work.finishedTakingNext(worker: worker, refillBelow: refillBelow) else { return .sent }
+            if isCancelled() {
+                // The writer drains until every worker is done: committed when the task still waits.
+                channel.sendBlocking(result)
+                return .cancelled
+            }
+            if !channel.trySend(result) {
+                // Waiting for the writer is not deriving: the record is no longer in flight meanwhile.
+                work.finished(worker: worker)
+                channel.sendBlocking(result)
+                if isCancelled() { return .cancelled }
+            }
+            guard let next = work.finishedTakingNext(worker: worker, refillBelow: refillBelow) else { return .needsClaim }
             record = next
         }
     }

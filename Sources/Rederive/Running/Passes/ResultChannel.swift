@@ -1,7 +1,9 @@
+import Dispatch
 import Synchronization
 
 /// Carries derived results from many workers to the one writer, holding at most `capacity` of them:
-/// a worker that finds it full waits, so a slow writer slows the workers instead of filling memory.
+/// a worker that finds it full waits (a task suspended, a worker's thread blocked), so a slow writer
+/// slows the workers instead of filling memory.
 ///
 /// The writer takes what has arrived with ``receive(upTo:idleUntil:fillWithin:)``; ``finish()`` says no
 /// more will come, and ``close()`` (the writer failed) drops whatever is sent from then on.
@@ -17,7 +19,8 @@ final class ResultChannel: Sendable {
         var expedited: Set<Int64> = []
         /// How many results at the front of `buffer` were expedited.
         var expeditedBuffered = 0
-        var senders: [(RecordResult, CheckedContinuation<Void, Never>)] = []
+        /// Results waiting for room, each with what wakes its sender once it is taken in.
+        var senders: [(RecordResult, wake: @Sendable () -> Void)] = []
         var receiver: CheckedContinuation<Void, Never>?
         /// How many results wake the waiting receiver.
         var wanted = 1
@@ -49,15 +52,32 @@ final class ResultChannel: Sendable {
                     wakeReceiverIfReady(&state)
                     return true
                 }
-                state.senders.append((result, continuation))
+                state.senders.append((result, { continuation.resume() }))
                 return false
             }
             if resumeNow { continuation.resume() }
         }
     }
 
+    /// Hands a result to the writer from a thread of its own, blocking the thread while the channel is
+    /// full: the writer makes room, or a failed run closes the channel.
+    func sendBlocking(_ result: RecordResult) {
+        if trySend(result) { return }
+        let room = DispatchSemaphore(value: 0)
+        let admitted: Bool = state.withLock { state in
+            if state.closed { return true }
+            if Self.admit(result, &state, capacity: capacity) {
+                wakeReceiverIfReady(&state)
+                return true
+            }
+            state.senders.append((result, { room.signal() }))
+            return false
+        }
+        if !admitted { room.wait() }
+    }
+
     /// Hands a result to the writer unless the channel is full; false when it is full and the result
-    /// was not taken. For a thread that must not wait.
+    /// was not taken.
     func trySend(_ result: RecordResult) -> Bool {
         state.withLock { state in
             guard !state.closed else { return true }
@@ -101,9 +121,9 @@ final class ResultChannel: Sendable {
                 state.senders.removeAll()
                 state.receiver = nil
             }
-            return (state.senders.map(\.1), state.receiver)
+            return (state.senders.map(\.wake), state.receiver)
         }
-        for continuation in senders { continuation.resume() }
+        for wake in senders { wake() }
         receiver?.resume()
     }
 
@@ -125,20 +145,20 @@ final class ResultChannel: Sendable {
             return state.withLock { $0.finished } ? .finished : .idle
         }
         await waitFor(count, deadline: .now + fillTime)
-        let (taken, released) = state.withLock { state -> ([RecordResult], [CheckedContinuation<Void, Never>]) in
+        let (taken, released) = state.withLock { state -> ([RecordResult], [@Sendable () -> Void]) in
             let taken = Array(state.buffer.prefix(count))
             state.buffer.removeFirst(taken.count)
             state.expeditedBuffered = max(0, state.expeditedBuffered - taken.count)
             // Waiting senders move into the freed room.
-            var released: [CheckedContinuation<Void, Never>] = []
+            var released: [@Sendable () -> Void] = []
             while state.buffer.count < capacity, !state.senders.isEmpty {
-                let (result, continuation) = state.senders.removeFirst()
+                let (result, wake) = state.senders.removeFirst()
                 _ = Self.admit(result, &state, capacity: capacity)
-                released.append(continuation)
+                released.append(wake)
             }
             return (taken, released)
         }
-        for continuation in released { continuation.resume() }
+        for wake in released { wake() }
         return .results(taken)
     }
 
