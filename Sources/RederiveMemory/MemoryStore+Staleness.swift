@@ -125,14 +125,18 @@ extension MemoryState {
                 fallback = .missing
             }
         }
-        let readPayload = readsPayload && projection == nil
+        let input: PendingInput = if let projection {
+            .projection(projection)
+        } else if readsPayload {
+            .payload(record.payload, fallback: fallback)
+        } else {
+            .notRead
+        }
         return PendingRecord(
-            recordID: id, payload: readPayload ? record.payload : nil, generation: record.generation, staleProcessors: stale,
-            payloadRead: readPayload,
+            recordID: id, generation: record.generation, staleProcessors: stale, input: input,
             dependencies: plan.dependencyState(
                 stale: stale, storedValues: stored, consumedDigests: digests, failures: failures, storageRules: MemoryStorage.rules
-            ),
-            projection: projection, projectionFallback: fallback
+            )
         )
     }
 

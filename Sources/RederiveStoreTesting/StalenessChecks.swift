@@ -19,8 +19,8 @@ enum StalenessChecks {
             expect.equal(try await fixture.store.staleCount(bumped.plan), 4, #"fixture.store.staleCount(bumped.plan)"#)
             let pending = try await fixture.store.staleRecords(bumped.plan, after: nil, limit: 10, byteLimit: 1 << 20)
             expect.equal(pending.count, 4, #"pending.count"#)
-            expect(pending.allSatisfy { $0.staleProcessors == [ConformancePipeline.total] && $0.payloadRead },
-                #"pending.allSatisfy { $0.staleProcessors == [ConformancePipeline.total] && $0.payloadRead }"#)
+            expect(pending.allSatisfy { $0.staleProcessors == [ConformancePipeline.total] && $0.payload != nil },
+                #"pending.allSatisfy { $0.staleProcessors == [ConformancePipeline.total] && $0.payload != nil }"#)
             // `size` watches its input: it derives again only if `total`'s values change.
             expect(pending.allSatisfy { $0.dependencies.watching == [ConformancePipeline.size] },
                 #"pending.allSatisfy { $0.dependencies.watching == [ConformancePipeline.size] }"#)
@@ -139,7 +139,7 @@ enum StalenessChecks {
             expect.equal(pending.count, 3, #"pending.count"#)
             for record in pending {
                 expect.equal(record.staleProcessors, [ConformancePipeline.size], #"record.staleProcessors"#)
-                expect(!record.payloadRead, #"!record.payloadRead"#)
+                expect.equal(record.input, .notRead, #"record.input"#)
                 expect.equal(record.payload, nil, #"record.payload"#)
                 // What `size` reads: `total`'s stored value.
                 expect.equal(record.dependencies.storedValues[ConformancePipeline.total]?.count, 1,

@@ -128,7 +128,7 @@ struct PostgresDependentTests {
         try await store.releaseLease(lease)
         #expect(claimed.count == 3)
         for record in pending + claimed {
-            #expect(!record.payloadRead && record.payload == nil)
+            #expect(record.input == .notRead)
             #expect(record.staleProcessors == [2])
             #expect(record.dependencies.watching.isEmpty)
             #expect(record.dependencies.failures.isEmpty)

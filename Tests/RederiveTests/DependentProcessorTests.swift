@@ -274,7 +274,7 @@ final class PayloadCount: Sendable {
         store.afterClaim = { records in
             self.counts.withLock {
                 $0.handedOut += records.count
-                $0.payloadsRead += records.filter { $0.payloadRead || $0.payload != nil }.count
+                $0.payloadsRead += records.count { if case .payload = $0.input { true } else { false } }
             }
         }
         return store

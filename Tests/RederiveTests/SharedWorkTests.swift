@@ -9,7 +9,7 @@ struct SharedWorkTests {
     static let start = ContinuousClock.now
 
     static func records(_ ids: ClosedRange<Int64>) -> [PendingRecord] {
-        ids.map { PendingRecord(recordID: $0, payload: nil, generation: 1, staleProcessors: [0]) }
+        ids.map { PendingRecord(recordID: $0, generation: 1, staleProcessors: [0], input: .payload(nil)) }
     }
 
     /// The record a step hands out, or nil when it says to do something else.

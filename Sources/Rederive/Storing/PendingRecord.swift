@@ -2,43 +2,30 @@
 public struct PendingRecord: Sendable {
     /// The record's integer id in its pipeline's table.
     public let recordID: Int64
-    /// The stored payload bytes, compressed or not.
-    public let payload: [UInt8]?
     /// The payload's generation when it was read: a commit stores values only if it is still current.
     public let generation: Int64
     /// Indices into the pipeline's processors of those that are stale for this record.
     public let staleProcessors: [Int]
-    /// Whether ``payload`` was read. A record whose stale processors all derive from other processors'
-    /// values alone is handed out without it, and never inflated.
-    public let payloadRead: Bool
+    /// What its payload processors derive from.
+    public let input: PendingInput
     /// What its dependent processors need of its stored state; empty for a pipeline without them.
     public let dependencies: DependencyState
-    /// The record's current projection, handed out instead of its payload (``payloadRead`` is then
-    /// false): its payload processors derive from it. Nil otherwise.
-    public let projection: StoredProjection?
-    /// Why the store could not read the payload (a damaged page of its file), when it could not: the
-    /// record then fails with this message, as a payload that does not inflate does, and the rest of
-    /// the run goes on. Nil otherwise.
-    public let payloadDamage: String?
-    /// Why the payload was read although the pipeline keeps projections; nil when it does not, or
-    /// when ``projection`` serves.
-    public let projectionFallback: ProjectionFallback?
 
     /// A pending record as a store reads it.
     public init(
-        recordID: Int64, payload: [UInt8]?, generation: Int64, staleProcessors: [Int], payloadRead: Bool = true,
-        dependencies: DependencyState = DependencyState(), projection: StoredProjection? = nil,
-        projectionFallback: ProjectionFallback? = nil, payloadDamage: String? = nil
+        recordID: Int64, generation: Int64, staleProcessors: [Int], input: PendingInput,
+        dependencies: DependencyState = DependencyState()
     ) {
         self.recordID = recordID
-        self.payload = payload
         self.generation = generation
         self.staleProcessors = staleProcessors
-        self.payloadRead = payloadRead
+        self.input = input
         self.dependencies = dependencies
-        self.projection = projection
-        self.projectionFallback = projectionFallback
-        self.payloadDamage = payloadDamage
+    }
+
+    /// The stored payload bytes read, compressed or not; nil when none were (or the payload is `NULL`).
+    public var payload: [UInt8]? {
+        if case .payload(let bytes, _) = input { bytes } else { nil }
     }
 }
 

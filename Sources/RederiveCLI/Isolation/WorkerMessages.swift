@@ -13,14 +13,24 @@ enum WorkerMessages {
         writer.integer(record.generation)
         writer.count(record.staleProcessors.count)
         for index in record.staleProcessors { writer.count(index) }
-        if let damage = record.payloadDamage {
-            writer.byte(3)
-            writer.text(damage)
-        } else if let payload = record.payload {
+        switch record.input {
+        case .payload(nil, let fallback):
+            writer.byte(0)
+            writer.fallback(fallback)
+        case .payload(let payload?, let fallback):
             writer.byte(1)
             writer.bytes(payload)
-        } else {
-            writer.byte(record.payloadRead ? 0 : 2)
+            writer.fallback(fallback)
+        case .notRead:
+            writer.byte(2)
+        case .unreadable(let damage, let fallback):
+            writer.byte(3)
+            writer.text(damage)
+            writer.fallback(fallback)
+        case .projection(let projection):
+            writer.byte(4)
+            writer.bytes(projection.bytes)
+            writer.integer(projection.payloadDigest)
         }
         let state = record.dependencies
         writer.count(state.watching.count)
@@ -53,9 +63,14 @@ enum WorkerMessages {
         let recordID = try reader.integer()
         let generation = try reader.integer()
         let stale = try (0..<reader.count()).map { _ in try reader.count() }
-        let presence = try reader.byte()
-        let payload = presence == 1 ? try reader.bytes() : nil
-        let damage = presence == 3 ? try reader.text() : nil
+        let input: PendingInput = switch try reader.byte() {
+        case 0: .payload(nil, fallback: try reader.fallback())
+        case 1: .payload(try reader.bytes(), fallback: try reader.fallback())
+        case 2: .notRead
+        case 3: .unreadable(try reader.text(), fallback: try reader.fallback())
+        case 4: .projection(StoredProjection(bytes: try reader.bytes(), payloadDigest: try reader.integer()))
+        default: throw MalformedMessage()
+        }
         let watching = try (0..<reader.count()).map { _ in try reader.count() }
         var storedValues: [Int: [DerivedValue]] = [:]
         for _ in 0..<(try reader.count()) {
@@ -77,11 +92,10 @@ enum WorkerMessages {
             realZeroHasNoSign: try reader.byte() == 1
         )
         return PendingRecord(
-            recordID: recordID, payload: payload, generation: generation, staleProcessors: stale, payloadRead: presence != 2,
+            recordID: recordID, generation: generation, staleProcessors: stale, input: input,
             dependencies: DependencyState(
                 watching: watching, storedValues: storedValues, consumedDigests: digests, failures: failures, storageRules: rules
-            ),
-            payloadDamage: damage
+            )
         )
     }
 
@@ -159,6 +173,9 @@ struct ByteWriter {
 
     mutating func text(_ value: String) { bytes(Array(value.utf8)) }
 
+    /// Why a payload was read in place of a projection, empty for none.
+    mutating func fallback(_ value: ProjectionFallback?) { text(value?.rawValue ?? "") }
+
     mutating func value(_ value: DerivedValue) {
         switch value {
         case .null: byte(0)
@@ -195,6 +212,13 @@ struct ByteReader {
     mutating func bytes() throws -> [UInt8] { Array(try take(try count())) }
 
     mutating func text() throws -> String { String(decoding: try bytes(), as: UTF8.self) }
+
+    mutating func fallback() throws -> ProjectionFallback? {
+        let name = try text()
+        guard !name.isEmpty else { return nil }
+        guard let fallback = ProjectionFallback(rawValue: name) else { throw MalformedMessage() }
+        return fallback
+    }
 
     mutating func value() throws -> DerivedValue {
         switch try byte() {

@@ -47,13 +47,13 @@ struct ProjectionCodecTests {
         for (name, json) in try Self.corpus() {
             let stored = PayloadCodec.encode(json)
             let fromPayload = RecordResult(
-                evaluating: PendingRecord(recordID: 1, payload: stored, generation: 1, staleProcessors: all), pipeline: pipeline, codec: PayloadCodec()
+                evaluating: PendingRecord(recordID: 1, generation: 1, staleProcessors: all, input: .payload(stored)), pipeline: pipeline, codec: PayloadCodec()
             )
             let projection = try #require(fromPayload.projection, "\(name)")
             let fromProjection = RecordResult(
                 evaluating: PendingRecord(
-                    recordID: 1, payload: nil, generation: 1, staleProcessors: all, payloadRead: false,
-                    projection: StoredProjection(bytes: projection, payloadDigest: PayloadCodec.digest(stored))
+                    recordID: 1, generation: 1, staleProcessors: all,
+                    input: .projection(StoredProjection(bytes: projection, payloadDigest: PayloadCodec.digest(stored)))
                 ),
                 pipeline: pipeline, codec: PayloadCodec()
             )

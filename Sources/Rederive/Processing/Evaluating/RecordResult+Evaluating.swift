@@ -10,14 +10,16 @@ extension RecordResult {
     ///   - pipeline: The pipeline whose processors run.
     ///   - codec: Inflates the payload, within its size limit.
     public init(evaluating record: PendingRecord, pipeline: Pipeline, codec: PayloadCodec) {
-        let source: PayloadSource = if let damage = record.payloadDamage {
-            .unreadable(damage)
-        } else if let projection = record.projection {
-            .projection(projection.bytes)
-        } else if record.payloadRead {
-            .stored(record.payload, codec)
-        } else {
-            .notRead
+        let source: PayloadSource = switch record.input {
+        case .notRead: .notRead
+        case .payload(let bytes, _): .stored(bytes, codec)
+        case .projection(let projection): .projection(projection.bytes)
+        case .unreadable(let damage, _): .unreadable(damage)
+        }
+        let payloadDigest: Int64 = switch record.input {
+        case .payload(let bytes?, _): PayloadCodec.digest(bytes)
+        case .projection(let projection): projection.payloadDigest
+        case .notRead, .payload(nil, _), .unreadable: 0
         }
         let evaluation = pipeline.evaluator.evaluate(EvaluationRequest(
             payload: source,
@@ -28,12 +30,12 @@ extension RecordResult {
         self.init(
             recordID: record.recordID,
             generation: record.generation,
-            payloadDigest: record.projection?.payloadDigest ?? record.payload.map(PayloadCodec.digest) ?? 0,
+            payloadDigest: payloadDigest,
             outcomes: evaluation.outcomes,
             inputDigests: evaluation.inputDigests,
             projection: evaluation.projection,
             derivedFromProjection: evaluation.decodedProjection,
-            projectionFallback: record.projectionFallback
+            projectionFallback: record.input.projectionFallback
         )
     }
 }

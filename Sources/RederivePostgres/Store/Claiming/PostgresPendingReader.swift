@@ -93,14 +93,20 @@ struct PostgresPendingReader {
         let wanted = kept.map(\.pick).filter { plan.needsStoredValues(stale: $0.staleProcessors) }
         let stored = wanted.isEmpty ? [:] : try await storedValues(of: plan.dependencyColumns, wanted.map(\.recordID), connection, logger)
         return kept.map { pick, readsPayload in
-            PendingRecord(
-                recordID: pick.recordID, payload: readsPayload ? payloads[pick.recordID] ?? nil : nil,
-                generation: pick.generation, staleProcessors: pick.staleProcessors, payloadRead: readsPayload,
+            let projection = projections[pick.recordID]
+            let input: PendingInput = if let current = projection?.current {
+                .projection(current)
+            } else if readsPayload {
+                .payload(payloads[pick.recordID] ?? nil, fallback: projection?.fallback)
+            } else {
+                .notRead
+            }
+            return PendingRecord(
+                recordID: pick.recordID, generation: pick.generation, staleProcessors: pick.staleProcessors, input: input,
                 dependencies: plan.dependencyState(
                     stale: pick.staleProcessors, storedValues: stored[pick.recordID] ?? [:],
                     consumedDigests: pick.consumedDigests, failures: pick.failures, storageRules: PostgresStorage.rules
-                ),
-                projection: projections[pick.recordID]?.current, projectionFallback: projections[pick.recordID]?.fallback
+                )
             )
         }
     }

@@ -22,7 +22,7 @@ struct PendingReader {
     /// not read again.
     ///
     /// A record whose payload is on a damaged page of the file throws ``DamagedPayload``; read again with
-    /// it in `knownDamaged`, it is handed out to fail (`PendingRecord/payloadDamage`), its generation
+    /// it in `knownDamaged`, it is handed out to fail (`PendingInput/unreadable(_:fallback:)`), its generation
     /// read from its row, which does not hold the payload's pages.
     func read(
         _ picks: [PendingPick], byteLimit: Int = .max, judged: [Int64: ProjectionFallback]? = nil, knownDamaged: Set<Int64> = []
@@ -97,14 +97,21 @@ struct PendingReader {
             } else {
                 [Int: [DerivedValue]]()
             }
+            let input: PendingInput = if let projection {
+                .projection(projection)
+            } else if let damage {
+                .unreadable(damage, fallback: fallback)
+            } else if readsPayload {
+                .payload(payload, fallback: fallback)
+            } else {
+                .notRead
+            }
             records.append(PendingRecord(
-                recordID: pick.recordID, payload: payload, generation: generation, staleProcessors: pick.staleProcessors,
-                payloadRead: readsPayload,
+                recordID: pick.recordID, generation: generation, staleProcessors: pick.staleProcessors, input: input,
                 dependencies: plan.dependencyState(
                     stale: pick.staleProcessors, storedValues: stored, consumedDigests: pick.consumedDigests, failures: pick.failures,
                     storageRules: SQLiteStorage.rules
-                ),
-                projection: projection, projectionFallback: fallback, payloadDamage: damage
+                )
             ))
         }
         return records
@@ -191,12 +198,12 @@ struct PayloadFreeRead {
             [Int: [DerivedValue]]()
         }
         return PendingRecord(
-            recordID: pick.recordID, payload: nil, generation: pick.generation, staleProcessors: pick.staleProcessors, payloadRead: false,
+            recordID: pick.recordID, generation: pick.generation, staleProcessors: pick.staleProcessors,
+            input: projection.map(PendingInput.projection) ?? .notRead,
             dependencies: plan.dependencyState(
                 stale: pick.staleProcessors, storedValues: stored, consumedDigests: pick.consumedDigests, failures: pick.failures,
                 storageRules: SQLiteStorage.rules
-            ),
-            projection: projection
+            )
         )
     }
 }
