@@ -46,16 +46,7 @@ final class ResultChannel: Sendable {
     func send(_ result: RecordResult) async {
         if trySend(result) { return }
         await withCheckedContinuation { continuation in
-            let resumeNow: Bool = state.withLock { state in
-                if state.closed { return true }
-                if Self.admit(result, &state, capacity: capacity) {
-                    wakeReceiverIfReady(&state)
-                    return true
-                }
-                state.senders.append((result, { continuation.resume() }))
-                return false
-            }
-            if resumeNow { continuation.resume() }
+            if sendOrQueue(result, wake: { continuation.resume() }) { continuation.resume() }
         }
     }
 
@@ -64,16 +55,21 @@ final class ResultChannel: Sendable {
     func sendBlocking(_ result: RecordResult) {
         if trySend(result) { return }
         let room = DispatchSemaphore(value: 0)
-        let admitted: Bool = state.withLock { state in
+        if !sendOrQueue(result, wake: { room.signal() }) { room.wait() }
+    }
+
+    /// Buffers `result` if there is room and returns true (as it does when the channel is closed);
+    /// otherwise queues it, with `wake` to call once the writer makes room for it, and returns false.
+    private func sendOrQueue(_ result: RecordResult, wake: @escaping @Sendable () -> Void) -> Bool {
+        state.withLock { state in
             if state.closed { return true }
             if Self.admit(result, &state, capacity: capacity) {
                 wakeReceiverIfReady(&state)
                 return true
             }
-            state.senders.append((result, { room.signal() }))
+            state.senders.append((result, wake))
             return false
         }
-        if !admitted { room.wait() }
     }
 
     /// Hands a result to the writer unless the channel is full; false when it is full and the result
