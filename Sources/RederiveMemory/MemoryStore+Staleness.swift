@@ -125,15 +125,9 @@ extension MemoryState {
                 fallback = .missing
             }
         }
-        let input: PendingInput = if let projection {
-            .projection(projection)
-        } else if readsPayload {
-            .payload(record.payload, fallback: fallback)
-        } else {
-            .notRead
-        }
         return PendingRecord(
-            recordID: id, generation: record.generation, staleProcessors: stale, input: input,
+            recordID: id, generation: record.generation, staleProcessors: stale,
+            input: PendingInput(projection: projection, readsPayload: readsPayload, payload: record.payload, fallback: fallback),
             dependencies: plan.dependencyState(
                 stale: stale, storedValues: stored, consumedDigests: digests, failures: failures, storageRules: MemoryStorage.rules
             )

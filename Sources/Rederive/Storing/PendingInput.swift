@@ -13,6 +13,23 @@ public enum PendingInput: Sendable, Hashable {
     /// as for ``payload(_:fallback:)``.
     case unreadable(String, fallback: ProjectionFallback? = nil)
 
+    /// The input a store hands out, by one rule for every store: a current projection when one serves;
+    /// else the payload's damage when it could not be read; else the payload when a processor that
+    /// reads it runs (`readsPayload`), with why no projection served; else nothing.
+    public init(
+        projection: StoredProjection?, readsPayload: Bool, payload: [UInt8]?, fallback: ProjectionFallback?, damage: String? = nil
+    ) {
+        self = if let projection {
+            .projection(projection)
+        } else if let damage {
+            .unreadable(damage, fallback: fallback)
+        } else if readsPayload {
+            .payload(payload, fallback: fallback)
+        } else {
+            .notRead
+        }
+    }
+
     /// Why the payload was read, or was to be read, in place of the pipeline's projection.
     public var projectionFallback: ProjectionFallback? {
         switch self {

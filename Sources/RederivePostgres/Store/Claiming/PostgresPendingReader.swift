@@ -94,13 +94,10 @@ struct PostgresPendingReader {
         let stored = wanted.isEmpty ? [:] : try await storedValues(of: plan.dependencyColumns, wanted.map(\.recordID), connection, logger)
         return kept.map { pick, readsPayload in
             let projection = projections[pick.recordID]
-            let input: PendingInput = if let current = projection?.current {
-                .projection(current)
-            } else if readsPayload {
-                .payload(payloads[pick.recordID] ?? nil, fallback: projection?.fallback)
-            } else {
-                .notRead
-            }
+            let input = PendingInput(
+                projection: projection?.current, readsPayload: readsPayload, payload: payloads[pick.recordID] ?? nil,
+                fallback: projection?.fallback
+            )
             return PendingRecord(
                 recordID: pick.recordID, generation: pick.generation, staleProcessors: pick.staleProcessors, input: input,
                 dependencies: plan.dependencyState(

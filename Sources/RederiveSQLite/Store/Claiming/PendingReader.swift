@@ -97,17 +97,9 @@ struct PendingReader {
             } else {
                 [Int: [DerivedValue]]()
             }
-            let input: PendingInput = if let projection {
-                .projection(projection)
-            } else if let damage {
-                .unreadable(damage, fallback: fallback)
-            } else if readsPayload {
-                .payload(payload, fallback: fallback)
-            } else {
-                .notRead
-            }
             records.append(PendingRecord(
-                recordID: pick.recordID, generation: generation, staleProcessors: pick.staleProcessors, input: input,
+                recordID: pick.recordID, generation: generation, staleProcessors: pick.staleProcessors,
+                input: PendingInput(projection: projection, readsPayload: readsPayload, payload: payload, fallback: fallback, damage: damage),
                 dependencies: plan.dependencyState(
                     stale: pick.staleProcessors, storedValues: stored, consumedDigests: pick.consumedDigests, failures: pick.failures,
                     storageRules: SQLiteStorage.rules
