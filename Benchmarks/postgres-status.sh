@@ -93,9 +93,10 @@ INSERT INTO room_scans_derived (id, $columns)
 SELECT c.id, $copied FROM copies c JOIN room_scans_derived d ON d.id = c.template;
 INSERT INTO rederive_records (source, record_id, generation, committed_run)
 SELECT r.source, c.id, c.generation, r.committed_run FROM copies c JOIN rederive_records r ON r.source = 'room_scans' AND r.record_id = c.template;
-INSERT INTO rederive_stamps (pipeline, record_id, source, processors)
-SELECT s.pipeline, c.id, s.source,
-    (SELECT jsonb_object_agg(e.key, e.value || jsonb_build_object('generation', c.generation)) FROM jsonb_each(s.processors) e)
+INSERT INTO rederive_stamps (pipeline, processor, record_id, source, version, generation, payload_digest, current, run_id,
+    inputs_digest, input_versions)
+SELECT s.pipeline, s.processor, c.id, s.source, s.version, c.generation, s.payload_digest, s.current, s.run_id,
+    s.inputs_digest, s.input_versions
 FROM copies c JOIN rederive_stamps s ON s.pipeline = 'roomscan' AND s.record_id = c.template;
 INSERT INTO rederive_failures (pipeline, processor, record_id, source, version, generation, current, kind, message, run_id, failed_at)
 SELECT f.pipeline, f.processor, c.id, f.source, f.version, c.generation, f.current, f.kind, f.message, f.run_id, f.failed_at
@@ -112,8 +113,9 @@ SQL
 dump() {
     local database=$1
     pg "$database" -c "SELECT d.* FROM room_scans_derived d ORDER BY d.id"
-    pg "$database" -c "SELECT s.record_id, r.generation, e.key, e.value - 'run' FROM rederive_stamps s
-        JOIN rederive_records r ON r.source = s.source AND r.record_id = s.record_id, jsonb_each(s.processors) e ORDER BY 1, 3"
+    pg "$database" -c "SELECT s.record_id, r.generation, s.processor, s.version, s.generation, s.payload_digest, s.current,
+        s.inputs_digest, s.input_versions FROM rederive_stamps s
+        JOIN rederive_records r ON r.source = s.source AND r.record_id = s.record_id ORDER BY 1, 3"
     pg "$database" -c "SELECT pipeline, processor, record_id, version, generation, current, kind, message FROM rederive_failures ORDER BY 1, 2, 3"
 }
 

@@ -234,9 +234,9 @@ takeover() {
     for _ in $(seq 1 600); do
         echo "SELECT extract(epoch FROM clock_timestamp()), (SELECT count(*) FROM rederive_leases WHERE token = '$token'),
               (SELECT count(*) FROM bench_held h JOIN rederive_records r ON r.source = 'room_scans' AND r.record_id = h.id
-               LEFT JOIN rederive_stamps s ON s.pipeline = 'roomscan' AND s.record_id = h.id
                WHERE (r.claimed_by IS NULL OR r.claimed_by = '$token')
-               AND NOT coalesce((s.processors -> 'element_counts' ->> 'current')::boolean, false));" >&"$poll_in"
+               AND NOT EXISTS (SELECT 1 FROM rederive_stamps s WHERE s.pipeline = 'roomscan'
+                   AND s.processor = 'element_counts' AND s.record_id = h.id AND s.current));" >&"$poll_in"
         read -r -t 10 line <&"$poll_out"
         read -r now alive waiting <<<"$line"
         if [ -z "$reaped" ] && [ "$alive" = 0 ]; then reaped=$now; fi

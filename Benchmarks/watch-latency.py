@@ -87,18 +87,18 @@ def run(command, **kwargs):
 # What a new build with every processor's logic version bumped finds: each record's stamps current, at
 # another version than the code's. The watcher drains such records in its backlog lane; records that
 # `invalidate` marks, like new ones, have no current stamp and go in its fresh lane.
-BUMP = "UPDATE rederive_stamps SET version = version - 1 WHERE current = 1"
+BUMP = "UPDATE rederive_stamps SET version = version - 1 WHERE current"
 
 # The new records among those from an id on whose last processor's stamp is committed, and how many
-# backlog records (up to an id) were derived again by runs after a given one: on SQLite, a row per
-# record and processor.
-DERIVED_SINCE = "SELECT record_id FROM rederive_stamps WHERE pipeline = %s AND processor = %s AND record_id >= %s AND current = 1"
+# backlog records (up to an id) were derived again by runs after a given one: a row per record and
+# processor on both stores.
+DERIVED_SINCE = "SELECT record_id FROM rederive_stamps WHERE pipeline = %s AND processor = %s AND record_id >= %s AND current"
 DRAINED = ("SELECT count(*) FROM rederive_stamps WHERE pipeline = %s AND processor = %s AND record_id <= %s AND run_id > %s"
-           " AND current = 1")
+           " AND current")
 # From rederive_records, so that a record never derived, which has no stamp, counts as undrained.
 FIRST_UNDRAINED = ("SELECT min(r.record_id) FROM rederive_records r WHERE r.source = 'room_scans' AND r.record_id >= %s"
                    " AND r.record_id <= %s AND NOT EXISTS (SELECT 1 FROM rederive_stamps s WHERE s.pipeline = %s"
-                   " AND s.processor = %s AND s.record_id = r.record_id AND s.run_id > %s AND s.current = 1)")
+                   " AND s.processor = %s AND s.record_id = r.record_id AND s.run_id > %s AND s.current)")
 
 # --- Stores -------------------------------------------------------------------------------------------
 
@@ -240,36 +240,18 @@ class PostgresTarget:
 
     def mark_bumped(self, db):
         session = self.connect(db)
-        session.rows(self.BUMP)
+        session.rows(BUMP)
         session.rows("VACUUM ANALYZE")
         session.close()
 
-    # A record's stamps are one row per pipeline on PostgreSQL, a JSON object with an entry per processor.
-    BUMP = """UPDATE rederive_stamps SET processors = (
-        SELECT jsonb_object_agg(e.key, CASE WHEN (e.value->>'current')::boolean
-            THEN jsonb_set(e.value, '{version}', to_jsonb((e.value->>'version')::int - 1)) ELSE e.value END)
-        FROM jsonb_each(processors) e)"""
-
     def derived_since(self, session, first):
-        return session.rows(
-            "SELECT record_id FROM rederive_stamps WHERE pipeline = %s AND record_id >= %s AND processors @> %s::jsonb",
-            (PIPELINE, first, json.dumps({LAST_PROCESSOR: {"current": True}})),
-        )
+        return session.rows(DERIVED_SINCE, (PIPELINE, LAST_PROCESSOR, first))
 
     def drained(self, session, last_backlog, first_run):
-        return session.rows(
-            "SELECT count(*) FROM rederive_stamps WHERE pipeline = %s AND record_id <= %s AND processors @> %s::jsonb"
-            " AND (processors->%s->>'run')::bigint > %s",
-            (PIPELINE, last_backlog, json.dumps({LAST_PROCESSOR: {"current": True}}), LAST_PROCESSOR, first_run),
-        )[0][0]
+        return session.rows(DRAINED, (PIPELINE, LAST_PROCESSOR, last_backlog, first_run))[0][0]
 
     def first_undrained(self, session, low, last_backlog, first_run):
-        first = session.rows(
-            "SELECT min(r.record_id) FROM rederive_records r WHERE r.source = 'room_scans' AND r.record_id >= %s"
-            " AND r.record_id <= %s AND NOT EXISTS (SELECT 1 FROM rederive_stamps s WHERE s.pipeline = %s"
-            " AND s.record_id = r.record_id AND s.processors @> %s::jsonb AND (s.processors->%s->>'run')::bigint > %s)",
-            (low, last_backlog, PIPELINE, json.dumps({LAST_PROCESSOR: {"current": True}}), LAST_PROCESSOR, first_run),
-        )[0][0]
+        first = session.rows(FIRST_UNDRAINED, (low, last_backlog, PIPELINE, LAST_PROCESSOR, first_run))[0][0]
         return None if first == "" else first
 
     def reset_statements(self, db):

@@ -45,11 +45,11 @@ struct PostgresDependentTests {
         return Dictionary(uniqueKeysWithValues: rows.map { ($0[0], $0.dropFirst().joined(separator: "|")) })
     }
 
-    /// Per key, `field` of a processor's stamp entry (`run`, `current`, `input_versions` …).
-    static func stamps(_ database: String, _ processor: String, _ field: String) throws -> [String: String] {
+    /// Per key, `column` of a processor's stamp row (`run_id`, `current`, `input_versions` …), as text.
+    static func stamps(_ database: String, _ processor: String, _ column: String) throws -> [String: String] {
         let rows = try PostgresServer.shared().psqlRows(database, """
-            SELECT p.key, s.processors -> '\(processor)' ->> '\(field)' FROM rederive_stamps s JOIN plans p ON p.id = s.record_id
-            WHERE s.pipeline = 'plans'
+            SELECT p.key, s.\(column)::text FROM rederive_stamps s JOIN plans p ON p.id = s.record_id
+            WHERE s.pipeline = 'plans' AND s.processor = '\(processor)'
             """)
         return Dictionary(uniqueKeysWithValues: rows.map { ($0[0], $0[1]) })
     }
@@ -74,7 +74,7 @@ struct PostgresDependentTests {
         #expect(doubled.calls.kind.load(ordering: .relaxed) == 3)
         #expect(try Self.values(database, inline: inline) == ["hall": "24|hall|hall-large", "den": "12|den|den-small", "barn": "60|barn|barn-large"])
         let run2 = String(secondRun.runID)
-        #expect(try Self.stamps(database, "kind", "run") == ["hall": run2, "den": run2, "barn": run2])
+        #expect(try Self.stamps(database, "kind", "run_id") == ["hall": run2, "den": run2, "barn": run2])
         #expect(try Self.stamps(database, "kind", "input_versions") == ["hall": "area@2,label@1", "den": "area@2,label@1", "barn": "area@2,label@1"])
 
         // Area computed otherwise, to the same values: kind is not derived, its stamps stay as they were.
@@ -84,8 +84,8 @@ struct PostgresDependentTests {
         #expect(same.calls.area.load(ordering: .relaxed) == 3)
         #expect(same.calls.kind.load(ordering: .relaxed) == 0)
         let run3 = String(thirdRun.runID)
-        #expect(try Self.stamps(database, "area", "run") == ["hall": run3, "den": run3, "barn": run3])
-        #expect(try Self.stamps(database, "kind", "run") == ["hall": run2, "den": run2, "barn": run2])
+        #expect(try Self.stamps(database, "area", "run_id") == ["hall": run3, "den": run3, "barn": run3])
+        #expect(try Self.stamps(database, "kind", "run_id") == ["hall": run2, "den": run2, "barn": run2])
         #expect(try Self.values(database, inline: inline) == ["hall": "24|hall|hall-large", "den": "12|den|den-small", "barn": "60|barn|barn-large"])
 
         let store = try await PostgresStore(url: url)
@@ -197,7 +197,7 @@ struct PostgresDependentTests {
         #expect(try await failures(acceptingAgain.pipeline).isEmpty)
         #expect(try await store.status(of: acceptingAgain.pipeline).map(\.upToDate) == [3, 3, 3])
         #expect(try Self.stamps(database, "kind", "current") == ["hall": "true", "den": "true", "barn": "true"])
-        #expect(try Self.stamps(database, "kind", "run")["hall"] == String(fourth.runID))
+        #expect(try Self.stamps(database, "kind", "run_id")["hall"] == String(fourth.runID))
         #expect(try Self.values(database)["hall"] == "12|hall|hall-small")
     }
 }

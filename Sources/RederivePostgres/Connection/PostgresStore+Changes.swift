@@ -77,7 +77,7 @@ extension PostgresStore: ChangeSignaling {
     /// The store logs each outage once when it begins and once when it ends.
     public var logsOutages: Bool { true }
 
-    /// The records whose stamp entry is current at another version than the processor's, for the plan's
+    /// The records whose stamp is current at another version than the processor's, for the plan's
     /// processor that has most: from the counts kept per processor and version for `status`
     /// (`rederive_counts` and its pending deltas), a few rows however many records there are.
     public func backlogCount(_ plan: RunPlan) async throws -> Int? {

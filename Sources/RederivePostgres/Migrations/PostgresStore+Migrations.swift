@@ -105,19 +105,14 @@ extension PostgresStore: SchemaMigrationApplier {
             }
         }
         for reference in migration.invalidates {
-            var stamps = SQLStatement()
-            let name = stamps.bind(reference.processor, as: "text")
-            stamps.sql = """
-                UPDATE rederive_stamps SET processors = processors || jsonb_build_object(\(name), (processors -> \(name)) || '{"current": false}')
-                WHERE pipeline = \(stamps.bind(reference.pipeline)) AND processors @> jsonb_build_object(\(name), '{"current": true}'::jsonb)
-                """
-            try await connection.run(stamps, logger: logger)
-            var failures = SQLStatement()
-            failures.sql = """
-                UPDATE rederive_failures SET current = false
-                WHERE pipeline = \(failures.bind(reference.pipeline)) AND processor = \(failures.bind(reference.processor)) AND current
-                """
-            try await connection.run(failures, logger: logger)
+            for table in ["rederive_stamps", "rederive_failures"] {
+                var statement = SQLStatement()
+                statement.sql = """
+                    UPDATE \(table) SET current = false
+                    WHERE pipeline = \(statement.bind(reference.pipeline)) AND processor = \(statement.bind(reference.processor)) AND current
+                    """
+                try await connection.run(statement, logger: logger)
+            }
         }
     }
 }

@@ -117,8 +117,8 @@ extension PipelineSchema where Dialect == PostgresSQL {
                     INSERT INTO rederive_records (source, record_id, generation)
                     VALUES (\(source), NEW.\(t.id), nextval('rederive_generations'))
                     ON CONFLICT (source, record_id) DO UPDATE SET generation = excluded.generation, committed_run = NULL;
-                    UPDATE rederive_stamps SET processors = rederive_stale_stamps(processors)
-                    WHERE source = \(source) AND record_id = NEW.\(t.id);
+                    UPDATE rederive_stamps SET current = false
+                    WHERE source = \(source) AND record_id = NEW.\(t.id) AND current;
                     UPDATE rederive_failures SET current = false
                     WHERE source = \(source) AND record_id = NEW.\(t.id) AND current;
                 END IF;

@@ -10,16 +10,11 @@ import Rederive
 ///   `committed_run`, the run whose commit last released it (cleared by the trigger): the claims of
 ///   that run pass over the record without reading its stamps, so that a worker passing through what
 ///   other workers derived costs the server a row, not a join.
-/// - `rederive_stamps`: **one row per record and pipeline**; `processors` is a JSON object holding,
-///   per processor, the version, generation, payload digest and run that produced the stored values,
-///   and `current` (cleared by the trigger, by invalidation and by a failure of the processor). A
-///   dependent processor's entry also keeps what it derived from: `inputs_digest`, the `InputDigest`
-///   of its inputs' values, and `input_versions`, as in `"floor_area@2,section_labels@1"`. No index
-///   covers `processors`, and pages keep room (fillfactor 70), so that rewriting a stamp row touches no
-///   index (a HOT update). A GIN index on it did not spare a count of up-to-date records
-///   (`processors @> '{"name": {"version": 2, "current": true}}'`, one pass over every stamp row) when
-///   most records are up to date, while it doubled the cost of writing a stamp row: `status` reads
-///   counts kept as stamps are written instead (`rederive_counts`, below).
+/// - `rederive_stamps` (version 11): **one row per record, pipeline and processor**, as on SQLite:
+///   the version, generation, payload digest and run that produced the stored values, and `current`
+///   (cleared by the trigger, by invalidation and by a failure of the processor); see
+///   ``PostgresStampRows``. Up to version 10 a record had one row whose JSON object held every
+///   processor's entry; version 11 moves each entry to a row of its own.
 /// - `rederive_failures`: per record, pipeline and processor that failed, as on SQLite; rows exist only
 ///   for failures.
 /// - `rederive_runs`: every run. Workers that derive the same processors at once share one run: a
@@ -53,15 +48,15 @@ import Rederive
 ///   payload, for pipelines that declare one (``PostgresProjectionSchema``). Version 9 plans the
 ///   statements of its count triggers for each statement's rows (``PostgresProjectionCounts``).
 ///
-/// A record's first derivation writes five rows: the companion row, the stamp row, the replaced row,
+/// A record's first derivation writes the companion row, a stamp row per processor, the replaced row,
 /// and the `rederive_records` row twice (claimed, then released by the commit), plus, per commit of a
-/// batch, the worker's share of the run's counts. A derivation that changes nothing writes three: the stamp
-/// row and the `rederive_records` row twice. A statement that changes what `status` counts adds one
-/// delta row per processor and version whose count it changed. Failures add one row per failing processor, and rewrite the stamp row
-/// when a failing processor held a current entry there.
+/// batch, the worker's share of the run's counts. A derivation that changes nothing writes the stamp
+/// rows of the processors it derived and the `rederive_records` row twice. A statement that changes what `status` counts adds one
+/// delta row per processor and version whose count it changed. Failures add one row per failing processor, and clear `current` of
+/// its stamp row where it held one.
 enum PostgresSchema {
     /// Bumped when the tables below change; stored in `rederive_bookkeeping`.
-    static let version = 10
+    static let version = 11
 
     static let statements: [String] = [
         "CREATE SEQUENCE IF NOT EXISTS rederive_generations",
@@ -76,18 +71,7 @@ enum PostgresSchema {
         """,
         "CREATE INDEX IF NOT EXISTS rederive_records_claimed ON rederive_records (claimed_by) WHERE claimed_by IS NOT NULL",
         "ALTER TABLE rederive_records ADD COLUMN IF NOT EXISTS committed_run bigint",
-        """
-        CREATE TABLE IF NOT EXISTS rederive_stamps (
-            pipeline text NOT NULL,
-            record_id bigint NOT NULL,
-            source text NOT NULL,
-            processors jsonb NOT NULL,
-            PRIMARY KEY (pipeline, record_id)
-        )
-        """,
-        "DROP INDEX IF EXISTS rederive_stamps_processors",
-        "ALTER TABLE rederive_stamps SET (fillfactor = 70)",
-        "CREATE INDEX IF NOT EXISTS rederive_stamps_by_record ON rederive_stamps (source, record_id)",
+    ] + PostgresStampRows.statements + [
         """
         CREATE TABLE IF NOT EXISTS rederive_failures (
             pipeline text NOT NULL,
@@ -163,13 +147,6 @@ enum PostgresSchema {
         // When a worker last committed to its share of a run, and its rate lately, for `status` (version 8).
         "ALTER TABLE rederive_run_shares ADD COLUMN IF NOT EXISTS committed_at timestamptz",
         "ALTER TABLE rederive_run_shares ADD COLUMN IF NOT EXISTS recent_rate double precision",
-        // A stamp object with every processor's `current` cleared, for the triggers.
-        """
-        CREATE OR REPLACE FUNCTION rederive_stale_stamps(stamps jsonb) RETURNS jsonb
-        LANGUAGE sql IMMUTABLE AS $$
-            SELECT coalesce(jsonb_object_agg(key, value || '{"current": false}'), '{}'::jsonb) FROM jsonb_each(stamps)
-        $$
-        """,
         """
         CREATE TABLE IF NOT EXISTS rederive_schema_migrations (
             id text PRIMARY KEY,

@@ -6,7 +6,7 @@ import PostgresNIO
 ///
 /// What is counted, per key `(kind, scope, processor, version)`:
 /// - `records`: the rows of `rederive_records` of a source table (scope: the table; processor `''`, version 0);
-/// - `current`: the stamp entries of `rederive_stamps` whose `current` is true, per pipeline, processor
+/// - `current`: the rows of `rederive_stamps` whose `current` is true, per pipeline, processor
 ///   and the entry's version: a processor's up-to-date records are the count at its present version;
 /// - `failed`: the rows of `rederive_failures` whose `current` is true, per pipeline, processor and version;
 /// - `projections`: the current projections, per pipeline and projection version (``PostgresProjectionCounts``).
@@ -113,13 +113,8 @@ enum PostgresStatusCounts {
             switch self {
             case .records:
                 "SELECT 'records', x.source, '', 0, \(sign) FROM \(rows) x"
-            case .stamps:
-                """
-                SELECT 'current', x.pipeline, e.key, (e.value ->> 'version')::integer, \(sign)
-                FROM \(rows) x, jsonb_each(x.processors) e WHERE e.value @> '{"current": true}'
-                """
-            case .failures:
-                "SELECT 'failed', x.pipeline, x.processor, x.version, \(sign) FROM \(rows) x WHERE x.current"
+            case .stamps, .failures:
+                "SELECT '\(kind)', x.pipeline, x.processor, x.version, \(sign) FROM \(rows) x WHERE x.current"
             }
         }
 

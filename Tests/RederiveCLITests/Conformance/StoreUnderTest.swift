@@ -129,7 +129,7 @@ struct StoreUnderTest: Sendable, CustomTestStringConvertible {
             removeStamp: { recordID, processor, pipeline in
                 try changeOne(
                     recordID,
-                    "UPDATE rederive_stamps SET processors = processors - '\(processor)' WHERE pipeline = '\(pipeline.name)' AND record_id = \(recordID) AND processors ? '\(processor)' RETURNING record_id"
+                    "DELETE FROM rederive_stamps WHERE pipeline = '\(pipeline.name)' AND processor = '\(processor)' AND record_id = \(recordID) RETURNING record_id"
                 )
             },
             overwriteProjection: { recordID, bytes, pipeline in

@@ -53,26 +53,18 @@ extension PostgresStore: StoreReporting {
                 try request.requireRecords(missing: missing)
                 recordIDs = found.map(\.0)
             }
-            // Each named processor's stamp entry is marked not current, in one statement.
-            var stamps = SQLStatement()
-            let patch = stamps.bind(names)
-            stamps.sql = """
-                UPDATE rederive_stamps SET processors = processors || (
-                    SELECT coalesce(jsonb_object_agg(key, value || '{"current": false}'), '{}'::jsonb)
-                    FROM jsonb_each(processors) WHERE key = ANY(\(patch)))
-                WHERE pipeline = \(stamps.bind(pipeline.name))
-                """
-            var failures = SQLStatement()
-            failures.sql = """
-                UPDATE rederive_failures SET current = false WHERE pipeline = \(failures.bind(pipeline.name))
-                AND processor = ANY(\(failures.bind(names))) AND current
-                """
-            if let recordIDs {
-                stamps.sql += " AND record_id = ANY(\(stamps.bind(recordIDs)))"
-                failures.sql += " AND record_id = ANY(\(failures.bind(recordIDs)))"
+            // The named processors' stamps and failures are marked not current, one statement each.
+            for table in ["rederive_stamps", "rederive_failures"] {
+                var statement = SQLStatement()
+                statement.sql = """
+                    UPDATE \(table) SET current = false WHERE pipeline = \(statement.bind(pipeline.name))
+                    AND processor = ANY(\(statement.bind(names))) AND current
+                    """
+                if let recordIDs {
+                    statement.sql += " AND record_id = ANY(\(statement.bind(recordIDs)))"
+                }
+                try await connection.run(statement, logger: logger)
             }
-            try await connection.run(stamps, logger: logger)
-            try await connection.run(failures, logger: logger)
             // Watchers listening learn at once that records became stale.
             try await connection.query(
                 PostgresQuery(unsafeSQL: "SELECT pg_notify(\(PostgresSQL.literal(Self.changeChannel)), \(PostgresSQL.literal(pipeline.table)))"),

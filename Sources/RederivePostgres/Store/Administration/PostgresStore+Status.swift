@@ -90,12 +90,14 @@ extension PostgresStore {
     /// the pipeline's stamp rows.
     private static func recountUpToDate(_ pipeline: Pipeline, _ connection: PostgresConnection, _ logger: Logger) async throws -> [Int] {
         var statement = SQLStatement()
-        let counts = pipeline.processors.map { processor in
-            "count(*) FILTER (WHERE processors @> \(statement.bind(upToDateStamp(processor), as: "jsonb")))"
+        statement.sql = """
+            SELECT processor, version, count(*) FROM rederive_stamps WHERE pipeline = \(statement.bind(pipeline.name)) AND current
+            GROUP BY processor, version
+            """
+        let rows = try await connection.run(statement, logger: logger).collect { try $0.decode((String, Int32, Int64).self) }
+        return pipeline.processors.map { processor in
+            Int(rows.first { $0.0 == processor.name && Int($0.1) == processor.version }?.2 ?? 0)
         }
-        statement.sql = "SELECT \(counts.joined(separator: ", ")) FROM rederive_stamps WHERE pipeline = \(statement.bind(pipeline.name))"
-        let row = try await connection.run(statement, logger: logger).collect { $0.makeRandomAccess() }.first
-        return try (0..<counts.count).map { try Int(row?[$0].decode(Int64.self) ?? 0) }
     }
 
     private static func recountFailed(
@@ -116,7 +118,7 @@ struct PipelineCounts {
     var records: Int
     var upToDate: [Int]
     var failed: [Int]
-    /// Per processor, the records whose stamp entry is current at another version than its own: what
+    /// Per processor, the records whose stamp is current at another version than its own: what
     /// a watcher drains as a backlog. Kept counts only; a recount leaves it empty.
     var backlog: [Int] = []
 

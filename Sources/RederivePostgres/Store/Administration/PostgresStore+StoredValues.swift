@@ -71,9 +71,11 @@ extension PostgresStore: StoredValueReading, VerificationSource {
         let pipeline = tables.pipeline
         let reader = try await payloadColumn(tables).reader(tables.payload)
         var statement = statement
+        let stamps = PostgresStamp.object(
+            pipeline: statement.bind(pipeline.name), source: statement.bind(pipeline.table), recordID: "t.\(tables.id)"
+        )
         statement.sql = """
-            SELECT t.\(tables.id), \(tables.keyExpression), \(reader), s.processors::text, \(Self.derivedRow(tables))
-            LEFT JOIN rederive_stamps s ON s.pipeline = \(statement.bind(pipeline.name)) AND s.record_id = t.\(tables.id)
+            SELECT t.\(tables.id), \(tables.keyExpression), \(reader), \(stamps), \(Self.derivedRow(tables))
             WHERE \(condition)
             """
         let logger = self.logger

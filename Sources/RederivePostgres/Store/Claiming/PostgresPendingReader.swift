@@ -3,14 +3,12 @@ import PostgresNIO
 import Rederive
 import RederiveSQL
 
-/// The columns of a pending query that say what state a record is in, on `r` (rederive_records) and
-/// `s` (its stamp row, LEFT JOINed on ``pipeline``): one stale flag per processor of the plan, then,
+/// The columns of a pending query that say what state a record is in, on `r` (rederive_records): one
+/// stale flag per processor of the plan, then,
 /// for a plan with dependent processors, the kind of each current failure they must know of and the
 /// inputs digest of each dependent's current stamp.
 struct PendingColumns {
     let plan: RunPlan
-    /// The pipeline's placeholder, to join `s` on.
-    let pipeline: String
     /// Every column, in order, after the record's id and generation.
     let expressions: [String]
     /// Whether any processor of the plan is stale for the record.
@@ -21,7 +19,6 @@ struct PendingColumns {
     init(_ plan: RunPlan, _ statement: inout SQLStatement) {
         self.plan = plan
         let condition = PostgresStore.staleCondition(plan, &statement)
-        pipeline = condition.pipeline
         anyStale = condition.any
         var expressions = condition.flags
         // Dependents decide per record whether to run: they need the failures of what they read and
@@ -37,10 +34,10 @@ struct PendingColumns {
                 """)
         }
         for index in dependents {
-            let upToDate = statement.bind(PostgresStore.upToDateStamp(processors[index]), as: "jsonb")
             expressions.append("""
-                CASE WHEN s.processors @> \(upToDate) \
-                THEN ((s.processors -> \(statement.bind(processors[index].name, as: "text"))) ->> 'inputs_digest')::bigint END
+                (SELECT x.inputs_digest FROM rederive_stamps x WHERE x.pipeline = \(condition.pipeline) \
+                AND x.processor = \(statement.bind(processors[index].name)) AND x.record_id = r.record_id \
+                AND x.version = \(statement.bind(Int32(processors[index].version))) AND x.current)
                 """)
         }
         self.expressions = expressions

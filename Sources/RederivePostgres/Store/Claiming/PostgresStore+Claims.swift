@@ -197,7 +197,6 @@ extension PostgresStore {
             recheck.sql = """
                 SELECT r.record_id, r.generation, \(fresh.expressions.joined(separator: ", "))
                 FROM rederive_records r
-                LEFT JOIN rederive_stamps s ON s.pipeline = \(fresh.pipeline) AND s.record_id = r.record_id
                 WHERE r.source = \(recheck.bind(plan.pipeline.table)) AND r.record_id = ANY(\(recheck.bind(locked)))
                 """
             let checked = try await self.statements.run(recheck, on: connection, logger: logger).map(fresh.pick).sorted { $0.recordID < $1.recordID }
@@ -240,7 +239,6 @@ extension PostgresStore {
         pick.sql = """
             WITH picked AS (
                 SELECT r.record_id FROM rederive_records r
-                LEFT JOIN rederive_stamps s ON s.pipeline = \(condition.pipeline) AND s.record_id = r.record_id
                 WHERE r.source = \(source) AND r.claimed_by IS NULL AND \(range)
                 AND coalesce(r.committed_run <> (SELECT l.run_id FROM rederive_leases l WHERE l.token = \(token)), true)
                 AND (\(condition.any))
@@ -292,7 +290,6 @@ extension PostgresStore {
         let matching = range(&statement)
         statement.sql = """
             SELECT r.record_id FROM rederive_records r
-            LEFT JOIN rederive_stamps s ON s.pipeline = \(condition.pipeline) AND s.record_id = r.record_id
             WHERE r.source = \(source) AND r.claimed_by IS NULL AND \(matching)
             AND coalesce(r.committed_run <> (SELECT l.run_id FROM rederive_leases l WHERE l.token = \(token)), true)
             AND (\(condition.any))

@@ -64,7 +64,6 @@ extension PostgresStore {
         let condition = staleCondition(plan, &statement)
         statement.sql = """
             SELECT count(*) FROM rederive_records r
-            LEFT JOIN rederive_stamps s ON s.pipeline = \(condition.pipeline) AND s.record_id = r.record_id
             WHERE r.source = \(statement.bind(plan.pipeline.table)) AND (\(condition.any))
             """
         return try await connection.count(statement, logger: logger)
@@ -80,7 +79,6 @@ extension PostgresStore {
             SELECT r.record_id, r.generation, \(columns.expressions.joined(separator: ", "))
             FROM rederive_records r
             JOIN \(tables.table) t ON t.\(tables.id) = r.record_id
-            LEFT JOIN rederive_stamps s ON s.pipeline = \(columns.pipeline) AND s.record_id = r.record_id
             WHERE r.source = \(statement.bind(plan.pipeline.table)) AND r.record_id > \(statement.bind(cursor ?? Int64.min))
             AND (\(columns.anyStale))
             ORDER BY r.record_id LIMIT \(statement.bind(Int64(limit)))
@@ -93,19 +91,19 @@ extension PostgresStore {
         }
     }
 
-    /// Per processor of the plan, a condition on `r` (rederive_records) and `s` (the record's stamp
-    /// row, LEFT JOINed on the returned pipeline placeholder) that holds when the processor is stale
-    /// for the record; and their disjunction, within the plan's ids.
+    /// Per processor of the plan, a condition on `r` (rederive_records) that holds when the processor is
+    /// stale for the record; and their disjunction, within the plan's ids. The pipeline's name is bound
+    /// once, as the returned placeholder.
     static func staleCondition(_ plan: RunPlan, _ statement: inout SQLStatement) -> (pipeline: String, flags: [String], any: String) {
         let pipeline = statement.bind(plan.pipeline.name)
         var flags: [String] = []
         for processor in plan.processors {
-            var flag = "NOT coalesce(s.processors @> \(statement.bind(upToDateStamp(processor), as: "jsonb")), false)"
-            let anyCurrent = "coalesce(s.processors @> \(statement.bind(currentStamp(processor), as: "jsonb")), false)"
+            let upToDate = currentStamp(processor, pipeline: pipeline, &statement, atVersion: true)
+            var flag = "NOT \(upToDate)"
             switch plan.lane {
             case .all: break
-            case .fresh: flag = "NOT \(anyCurrent)"
-            case .backlog: flag += " AND \(anyCurrent)"
+            case .fresh: flag = "NOT \(currentStamp(processor, pipeline: pipeline, &statement, atVersion: false))"
+            case .backlog: flag += " AND \(currentStamp(processor, pipeline: pipeline, &statement, atVersion: false))"
             }
             if !plan.retryFailed {
                 flag += """
@@ -125,15 +123,17 @@ extension PostgresStore {
         return (pipeline, flags, any)
     }
 
-    /// `{"name": {"current": true, "version": 2}}`: what a stamp row contains when the processor is up to date.
-    static func upToDateStamp(_ processor: ProcessorDescriptor) -> String {
-        "{\(jsonString(processor.name)): {\"current\": true, \"version\": \(processor.version)}}"
-    }
-
-    /// `{"name": {"current": true}}`: what a stamp row contains when the processor's values are current,
-    /// at any version.
-    static func currentStamp(_ processor: ProcessorDescriptor) -> String {
-        "{\(jsonString(processor.name)): {\"current\": true}}"
+    /// Whether record `r` has a current stamp of `processor` (of its present version, with `atVersion`):
+    /// a probe of the stamps' key.
+    static func currentStamp(
+        _ processor: ProcessorDescriptor, pipeline: String, _ statement: inout SQLStatement, atVersion: Bool
+    ) -> String {
+        var condition = """
+            EXISTS (SELECT 1 FROM rederive_stamps x WHERE x.pipeline = \(pipeline) AND x.processor = \(statement.bind(processor.name)) \
+            AND x.record_id = r.record_id AND x.current
+            """
+        if atVersion { condition += " AND x.version = \(statement.bind(Int32(processor.version)))" }
+        return condition + ")"
     }
 
     /// A string as a JSON string literal.

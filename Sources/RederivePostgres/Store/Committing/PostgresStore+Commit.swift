@@ -152,7 +152,7 @@ extension PostgresStore {
     }
 }
 
-/// Writes one batch's plan: values that changed, one stamp row per record, failures, projections.
+/// Writes one batch's plan: values that changed, a stamp row per record and processor, failures, projections.
 struct PostgresBatchWriter {
     let tables: PostgresPipelineTables
     let runID: Int64
@@ -166,53 +166,49 @@ struct PostgresBatchWriter {
             try await writeValues(shape, rows.map { ($0.recordID, $0.values) }, connection, logger)
         }
         try await keepReplaced(step.replaced.map { ($0.recordID, $0.generation, ReplacedValues($0, tables.pipeline).json) }, connection, logger)
-        try await writeStamps(step.stamps.map { ($0.recordID, stamp($0)) }, connection, logger)
+        try await writeStamps(step.stamps.flatMap(stamps), connection, logger)
         try await clearFailures(step.clearedFailures.map { ($0.recordID, processors[$0.processor].name) }, connection, logger)
         try await writeFailures(step.failures, connection, logger)
         try await PostgresProjectionWriter(pipeline: tables.pipeline, statements: statements).write(step.projections, connection, logger)
     }
 
     /// Keeps, for rollback, what the batch's changed records held before: the values (given) and the
-    /// stamp entries (read here, so before ``writeStamps(_:_:_:)``), one row per record. A record
-    /// without a stamp row, as on its first derivation, keeps its values alone: merging entry by
-    /// entry costs the server more than the rest of the row. A record the run stored before keeps
-    /// what its first write replaced, with the generation of this one (`RollbackPlan`).
+    /// stamps (read here, so before ``writeStamps(_:_:_:)``), one row per record. A record without a
+    /// stamp, as on its first derivation, keeps its values alone, found by one probe of the stamps'
+    /// index by record. A record the run stored before keeps what its first write replaced, with the
+    /// generation of this one (`RollbackPlan`).
     private func keepReplaced(_ replaced: [(id: Int64, generation: Int64, kept: String)], _ connection: PostgresConnection, _ logger: Logger) async throws {
         guard !replaced.isEmpty else { return }
         var statement = SQLStatement()
         let pipeline = statement.bind(tables.pipeline.name)
+        let source = statement.bind(tables.pipeline.table)
         statement.sql = """
             INSERT INTO rederive_replaced (run_id, pipeline, record_id, source, generation, processors)
-            SELECT \(statement.bind(runID)), \(pipeline), u.id, \(statement.bind(tables.pipeline.table)), u.generation,
-                CASE WHEN s.processors IS NULL THEN u.kept::jsonb
-                ELSE (SELECT jsonb_object_agg(e.key, e.value || jsonb_build_object('stamp', s.processors -> e.key))
+            SELECT \(statement.bind(runID)), \(pipeline), u.id, \(source), u.generation,
+                CASE WHEN NOT EXISTS (SELECT 1 FROM rederive_stamps s WHERE s.source = \(source) AND s.record_id = u.id) THEN u.kept::jsonb
+                ELSE (SELECT jsonb_object_agg(e.key, e.value || jsonb_build_object('stamp', (
+                          SELECT \(PostgresStamp.json("s")) FROM rederive_stamps s
+                          WHERE s.pipeline = \(pipeline) AND s.processor = e.key AND s.record_id = u.id)))
                       FROM jsonb_each(u.kept::jsonb) e) END
             FROM unnest(\(statement.bind(replaced.map(\.id))), \(statement.bind(replaced.map(\.generation))),
                 \(statement.bind(replaced.map(\.kept)))) AS u(id, generation, kept)
-            LEFT JOIN rederive_stamps s ON s.pipeline = \(pipeline) AND s.record_id = u.id
             ON CONFLICT (run_id, pipeline, record_id) DO UPDATE
                 SET processors = excluded.processors || rederive_replaced.processors, generation = excluded.generation
             """
         try await statements.run(statement, on: connection, logger: logger)
     }
 
-    /// `{"name": {"current": true, "version": …, "generation": …, "digest": …, "run": …}, …}`; a
-    /// dependent's entry also keeps what it derived from: `"inputs_digest"` (the `InputDigest` of
-    /// its inputs' values) and `"input_versions"` (as in `"floor_area@2,section_labels@1"`).
-    private func stamp(_ result: StampWrite) -> String {
-        let entries = result.processors.map { index in
+    /// A plan's stamp of one record, as a row per processor: current, by this run. A dependent's also
+    /// keeps what it derived from: its inputs' digest (`InputDigest`) and versions, as in
+    /// `"floor_area@2,section_labels@1"`.
+    private func stamps(_ write: StampWrite) -> [StampRow] {
+        write.processors.map { index in
             let processor = tables.pipeline.processors[index]
-            var entry = "\(PostgresStore.jsonString(processor.name)): {\"current\": true, \"version\": \(processor.version), "
-                + "\"generation\": \(result.generation), \"digest\": \(result.payloadDigest), \"run\": \(runID)"
-            if let digest = result.inputDigests[index] {
-                entry += ", \"inputs_digest\": \(digest)"
-            }
-            if let versions = tables.pipeline.inputVersions(of: index) {
-                entry += ", \"input_versions\": \(PostgresStore.jsonString(versions))"
-            }
-            return entry + "}"
+            return StampRow(recordID: write.recordID, processor: processor.name, stamp: PostgresStamp(
+                current: true, version: processor.version, generation: write.generation, digest: write.payloadDigest, run: runID,
+                inputsDigest: write.inputDigests[index], inputVersions: tables.pipeline.inputVersions(of: index)
+            ))
         }
-        return "{" + entries.joined(separator: ", ") + "}"
     }
 
     /// What the plan needs of the accepted records: each one's generation and, for the processors
@@ -288,17 +284,26 @@ struct PostgresBatchWriter {
         }
     }
 
-    /// One stamp row per record, merged processor by processor with what it held.
-    private func writeStamps(_ stamps: [(Int64, String)], _ connection: PostgresConnection, _ logger: Logger) async throws {
-        guard !stamps.isEmpty else { return }
+    /// Writes stamp rows, replacing what each held: one statement, each row a HOT update where it was there.
+    func writeStamps(_ rows: [StampRow], _ connection: PostgresConnection, _ logger: Logger) async throws {
+        guard !rows.isEmpty else { return }
         var statement = SQLStatement()
-        let pipeline = statement.bind(tables.pipeline.name)
-        let source = statement.bind(tables.pipeline.table)
+        // Arrays carry no NULL here: an absent input digest or version travels as the empty string.
         statement.sql = """
-            INSERT INTO rederive_stamps (pipeline, record_id, source, processors)
-            SELECT \(pipeline), u.id, \(source), u.stamp::jsonb
-            FROM unnest(\(statement.bind(stamps.map(\.0))), \(statement.bind(stamps.map(\.1)))) AS u(id, stamp)
-            ON CONFLICT (pipeline, record_id) DO UPDATE SET processors = rederive_stamps.processors || excluded.processors
+            INSERT INTO rederive_stamps AS s (pipeline, processor, record_id, source, version, generation, payload_digest,
+                current, run_id, inputs_digest, input_versions)
+            SELECT \(statement.bind(tables.pipeline.name)), u.processor, u.id, \(statement.bind(tables.pipeline.table)), u.version,
+                u.generation, u.digest, u.current, u.run, nullif(u.inputs_digest, '')::bigint, nullif(u.input_versions, '')
+            FROM unnest(
+                \(statement.bind(rows.map(\.processor))), \(statement.bind(rows.map(\.recordID))),
+                \(statement.bind(rows.map { Int64($0.stamp.version) })), \(statement.bind(rows.map(\.stamp.generation))),
+                \(statement.bind(rows.map(\.stamp.digest))), \(statement.bind(rows.map(\.stamp.current))),
+                \(statement.bind(rows.map(\.stamp.run))), \(statement.bind(rows.map { $0.stamp.inputsDigest.map(String.init) ?? "" })),
+                \(statement.bind(rows.map { $0.stamp.inputVersions ?? "" }))
+            ) AS u(processor, id, version, generation, digest, current, run, inputs_digest, input_versions)
+            ON CONFLICT (pipeline, processor, record_id) DO UPDATE SET version = excluded.version,
+                generation = excluded.generation, payload_digest = excluded.payload_digest, current = excluded.current,
+                run_id = excluded.run_id, inputs_digest = excluded.inputs_digest, input_versions = excluded.input_versions
             """
         try await statements.run(statement, on: connection, logger: logger)
     }
@@ -337,23 +342,25 @@ struct PostgresBatchWriter {
         try await unstamp(failures.map { ($0.recordID, $0.processor.name) }, connection, logger)
     }
 
-    /// Marks the stamp entries of processors that failed not current: a processor that failed no
-    /// longer vouches for the values it holds, so a dependent whose inputs changed, or failed, must not
-    /// count as up to date. Only rows holding such a current entry are written, so a first derivation
-    /// that fails writes no stamp row twice.
+    /// Marks the stamps of processors that failed not current: a processor that failed no longer
+    /// vouches for the values it holds, so a dependent whose inputs changed, or failed, must not count
+    /// as up to date. Only current rows are written.
     func unstamp(_ failed: [(Int64, String)], _ connection: PostgresConnection, _ logger: Logger) async throws {
         var statement = SQLStatement()
         statement.sql = """
-            UPDATE rederive_stamps s SET processors = s.processors || (
-                SELECT jsonb_object_agg(key, value || '{"current": false}') FROM jsonb_each(s.processors) WHERE key = ANY(u.names))
-            FROM (
-                SELECT f.id, array_agg(f.processor) AS names
-                FROM unnest(\(statement.bind(failed.map(\.0))), \(statement.bind(failed.map(\.1)))) AS f(id, processor) GROUP BY f.id
-            ) u
-            WHERE s.pipeline = \(statement.bind(tables.pipeline.name)) AND s.record_id = u.id
-            AND EXISTS (SELECT 1 FROM jsonb_each(s.processors) e WHERE e.key = ANY(u.names) AND e.value @> '{"current": true}')
+            UPDATE rederive_stamps s SET current = false
+            FROM unnest(\(statement.bind(failed.map(\.0))), \(statement.bind(failed.map(\.1)))) AS u(id, processor)
+            WHERE s.pipeline = \(statement.bind(tables.pipeline.name)) AND s.processor = u.processor AND s.record_id = u.id
+            AND s.current
             """
         try await connection.run(statement, logger: logger)
     }
+}
+
+/// One processor's stamp of one record, as a row of `rederive_stamps` is written.
+struct StampRow {
+    let recordID: Int64
+    let processor: String
+    let stamp: PostgresStamp
 }
 #endif

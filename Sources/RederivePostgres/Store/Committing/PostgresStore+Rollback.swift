@@ -105,24 +105,24 @@ struct PostgresRollback {
         for (index, entries) in Dictionary(grouping: plan.restored, by: \.processor).sorted(by: { $0.key < $1.key }) {
             try await writer.writeValues([index], entries.map { ($0.recordID, $0.values) }, connection, logger)
         }
-        var stamps: [Int64: (removed: [String], restored: [String])] = [:]
+        var removed: [(Int64, String)] = []
+        var restored: [StampRow] = []
         for entry in plan.restored {
             let name = pipeline.processors[entry.processor].name
             switch entry.stamp {
             case .removed:
-                stamps[entry.recordID, default: ([], [])].removed.append(name)
+                removed.append((entry.recordID, name))
             case .kept(let current):
                 guard var stamp = kept.stamps["\(entry.recordID) \(name)"] else { continue }
                 stamp.current = current
-                let json = "\(PostgresStore.jsonString(name)): \(String(decoding: try JSONEncoder().encode(stamp), as: UTF8.self))"
-                stamps[entry.recordID, default: ([], [])].restored.append(json)
+                restored.append(StampRow(recordID: entry.recordID, processor: name, stamp: stamp))
             }
         }
-        try await writeStamps(stamps.map { ($0.key, $0.value.removed, "{" + $0.value.restored.joined(separator: ", ") + "}") }, connection, logger)
-        let restored = Dictionary(grouping: plan.restored, by: \.recordID).map { id, entries in
+        try await removeStamps(removed, connection, logger)
+        try await writer.writeStamps(restored, connection, logger)
+        try await forget(Dictionary(grouping: plan.restored, by: \.recordID).map { id, entries in
             (id, entries.map { pipeline.processors[$0.processor].name })
-        }
-        try await forget(restored, connection, logger)
+        }, connection, logger)
         if !plan.stale.isEmpty {
             try await writer.unstamp(plan.stale.map { ($0.recordID, pipeline.processors[$0.processor].name) }, connection, logger)
         }
@@ -162,29 +162,29 @@ struct PostgresRollback {
         var statement = SQLStatement()
         let name = statement.bind(pipeline.name)
         statement.sql = """
-            SELECT k.record_id, \(tables.keyExpression), k.generation, r.generation, k.processors::text, s.processors::text
+            SELECT k.record_id, \(tables.keyExpression), k.generation, r.generation, k.processors::text,
+                ARRAY(SELECT s.processor FROM rederive_stamps s WHERE s.source = k.source AND s.record_id = k.record_id AND s.pipeline = k.pipeline)
             FROM rederive_replaced k
             LEFT JOIN rederive_records r ON r.source = k.source AND r.record_id = k.record_id
-            LEFT JOIN rederive_stamps s ON s.pipeline = k.pipeline AND s.record_id = k.record_id
             LEFT JOIN \(tables.table) t ON t.\(tables.id) = k.record_id
             WHERE k.run_id = \(statement.bind(runID)) AND k.pipeline = \(name)
             """
         var kept = Kept()
         let rows = try await connection.run(statement, logger: logger).collect { row in
-            try row.decode((Int64, String?, Int64, Int64?, String, String?).self)
+            try row.decode((Int64, String?, Int64, Int64?, String, [String]).self)
         }
         for (id, key, derived, current, processors, stamps) in rows {
             guard let parsed = try? JSONSerialization.jsonObject(with: Data(processors.utf8)) as? [String: [String: Any]] else {
                 throw RederiveError(.schemaMismatch, "a row of rederive_replaced is not what rederive wrote: \(processors.prefix(200))")
             }
-            let stampsNow = try PostgresStamp.entries(stamps)
+            let stampsNow = Set(stamps)
             for (processor, entry) in parsed {
                 let values = try (entry["values"] as? [String: Any] ?? [:]).mapValues(KeptValue.value)
                 let stamp = try (entry["stamp"] as? [String: Any]).map(Self.stamp)
                 kept.stamps["\(id) \(processor)"] = stamp
                 kept.entries.append(StoredRollbackEntry(
                     recordID: id, key: key, processor: processor, derivedGeneration: derived, currentGeneration: current,
-                    hasStamp: stampsNow[processor] != nil, newestLaterChange: laterChanges["\(id) \(processor)"], values: values,
+                    hasStamp: stampsNow.contains(processor), newestLaterChange: laterChanges["\(id) \(processor)"], values: values,
                     stamp: stamp.map { KeptStamp(current: $0.current, generation: $0.generation) }
                 ))
             }
@@ -216,18 +216,13 @@ struct PostgresRollback {
         try JSONDecoder().decode(PostgresStamp.self, from: try JSONSerialization.data(withJSONObject: json))
     }
 
-    /// Per record, drops the stamp entries of processors that had none before the run and puts back
-    /// the others.
-    private func writeStamps(_ stamps: [(id: Int64, removed: [String], restored: String)], _ connection: PostgresConnection, _ logger: Logger) async throws {
-        guard !stamps.isEmpty else { return }
-        let removed = stamps.map { entry in "[" + entry.removed.map(PostgresStore.jsonString).joined(separator: ", ") + "]" }
+    /// Drops the stamps of processors that had none before the run.
+    private func removeStamps(_ removed: [(Int64, String)], _ connection: PostgresConnection, _ logger: Logger) async throws {
+        guard !removed.isEmpty else { return }
         var statement = SQLStatement()
         statement.sql = """
-            UPDATE rederive_stamps s
-            SET processors = (s.processors - ARRAY(SELECT jsonb_array_elements_text(u.removed::jsonb))) || u.restored::jsonb
-            FROM unnest(\(statement.bind(stamps.map(\.id))), \(statement.bind(removed)), \(statement.bind(stamps.map(\.restored))))
-                AS u(id, removed, restored)
-            WHERE s.pipeline = \(statement.bind(pipeline.name)) AND s.record_id = u.id
+            DELETE FROM rederive_stamps s USING unnest(\(statement.bind(removed.map(\.0))), \(statement.bind(removed.map(\.1)))) AS u(id, processor)
+            WHERE s.pipeline = \(statement.bind(pipeline.name)) AND s.processor = u.processor AND s.record_id = u.id
             """
         try await connection.run(statement, logger: logger)
     }
