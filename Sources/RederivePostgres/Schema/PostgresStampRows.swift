@@ -9,8 +9,10 @@
 /// processor's row also keeps what it derived from: `inputs_digest`, the `InputDigest` of its
 /// inputs' values, and `input_versions`, as in `"floor_area@2,section_labels@1"`.
 ///
-/// Only the key and the record's source are indexed, and pages keep room (fillfactor 70), so that a
-/// commit's rewrite of a row is a HOT update of a few integers. Counts of up-to-date records come
+/// The key leads with the record, so that a claim reads all of a record's stamps in one scan of it
+/// (``PostgresStore/staleCondition(_:_:digests:)``). Only the key and the record's source are
+/// indexed, and pages keep room (fillfactor 70), so that a commit's rewrite of a row is a HOT update
+/// of a few integers. Counts of up-to-date records come
 /// from `rederive_counts`, kept by a statement trigger that reads each changed row as it is, where
 /// version 10's took every entry of the old and new JSON objects apart.
 enum PostgresStampRows {
@@ -41,7 +43,7 @@ enum PostgresStampRows {
             run_id bigint NOT NULL,
             inputs_digest bigint,
             input_versions text,
-            PRIMARY KEY (pipeline, processor, record_id)
+            PRIMARY KEY (pipeline, record_id, processor)
         ) WITH (fillfactor = 70)
         """,
         "CREATE INDEX IF NOT EXISTS rederive_stamps_by_record ON rederive_stamps (source, record_id)",

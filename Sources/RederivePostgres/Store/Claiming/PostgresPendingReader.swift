@@ -3,8 +3,8 @@ import PostgresNIO
 import Rederive
 import RederiveSQL
 
-/// The columns of a pending query that say what state a record is in, on `r` (rederive_records): one
-/// stale flag per processor of the plan, then,
+/// The columns of a pending query that say what state a record is in, on `r` (rederive_records) and
+/// `s` (its stamps, joined by ``join``): one stale flag per processor of the plan, then,
 /// for a plan with dependent processors, the kind of each current failure they must know of and the
 /// inputs digest of each dependent's current stamp.
 struct PendingColumns {
@@ -13,13 +13,16 @@ struct PendingColumns {
     let expressions: [String]
     /// Whether any processor of the plan is stale for the record.
     let anyStale: String
+    /// The join that gives `s`, the record's stamps in one row, to follow `FROM rederive_records r`.
+    let join: String
     /// What the columns of a row hold.
     private let layout: PendingRowLayout
 
     init(_ plan: RunPlan, _ statement: inout SQLStatement) {
         self.plan = plan
-        let condition = PostgresStore.staleCondition(plan, &statement)
+        let condition = PostgresStore.staleCondition(plan, &statement, digests: plan.dependents)
         anyStale = condition.any
+        join = condition.join
         var expressions = condition.flags
         // Dependents decide per record whether to run: they need the failures of what they read and
         // their own, and the input digest their current stamps keep.
@@ -33,13 +36,7 @@ struct PendingColumns {
                 AND f.version = \(statement.bind(Int32(processors[index].version))) AND f.current)
                 """)
         }
-        for index in dependents {
-            expressions.append("""
-                (SELECT x.inputs_digest FROM rederive_stamps x WHERE x.pipeline = \(condition.pipeline) \
-                AND x.processor = \(statement.bind(processors[index].name)) AND x.record_id = r.record_id \
-                AND x.version = \(statement.bind(Int32(processors[index].version))) AND x.current)
-                """)
-        }
+        expressions += dependents.map { "s.digest\($0)" }
         self.expressions = expressions
         layout = PendingRowLayout(plan, staleFlags: plan.selection, failureColumns: failureColumns, digestColumns: dependents)
     }

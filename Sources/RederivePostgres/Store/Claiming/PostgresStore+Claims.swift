@@ -196,7 +196,7 @@ extension PostgresStore {
             let fresh = PendingColumns(plan, &recheck)
             recheck.sql = """
                 SELECT r.record_id, r.generation, \(fresh.expressions.joined(separator: ", "))
-                FROM rederive_records r
+                FROM rederive_records r \(fresh.join)
                 WHERE r.source = \(recheck.bind(plan.pipeline.table)) AND r.record_id = ANY(\(recheck.bind(locked)))
                 """
             let checked = try await self.statements.run(recheck, on: connection, logger: logger).map(fresh.pick).sorted { $0.recordID < $1.recordID }
@@ -238,7 +238,7 @@ extension PostgresStore {
         }
         pick.sql = """
             WITH picked AS (
-                SELECT r.record_id FROM rederive_records r
+                SELECT r.record_id FROM rederive_records r \(condition.join)
                 WHERE r.source = \(source) AND r.claimed_by IS NULL AND \(range)
                 AND coalesce(r.committed_run <> (SELECT l.run_id FROM rederive_leases l WHERE l.token = \(token)), true)
                 AND (\(condition.any))
@@ -289,7 +289,7 @@ extension PostgresStore {
         let token = statement.bind(lease.token)
         let matching = range(&statement)
         statement.sql = """
-            SELECT r.record_id FROM rederive_records r
+            SELECT r.record_id FROM rederive_records r \(condition.join)
             WHERE r.source = \(source) AND r.claimed_by IS NULL AND \(matching)
             AND coalesce(r.committed_run <> (SELECT l.run_id FROM rederive_leases l WHERE l.token = \(token)), true)
             AND (\(condition.any))

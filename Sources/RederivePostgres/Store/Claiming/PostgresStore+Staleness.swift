@@ -63,7 +63,7 @@ extension PostgresStore {
         var statement = SQLStatement()
         let condition = staleCondition(plan, &statement)
         statement.sql = """
-            SELECT count(*) FROM rederive_records r
+            SELECT count(*) FROM rederive_records r \(condition.join)
             WHERE r.source = \(statement.bind(plan.pipeline.table)) AND (\(condition.any))
             """
         return try await connection.count(statement, logger: logger)
@@ -79,6 +79,7 @@ extension PostgresStore {
             SELECT r.record_id, r.generation, \(columns.expressions.joined(separator: ", "))
             FROM rederive_records r
             JOIN \(tables.table) t ON t.\(tables.id) = r.record_id
+            \(columns.join)
             WHERE r.source = \(statement.bind(plan.pipeline.table)) AND r.record_id > \(statement.bind(cursor ?? Int64.min))
             AND (\(columns.anyStale))
             ORDER BY r.record_id LIMIT \(statement.bind(Int64(limit)))
@@ -91,28 +92,46 @@ extension PostgresStore {
         }
     }
 
-    /// Per processor of the plan, a condition on `r` (rederive_records) that holds when the processor is
-    /// stale for the record; and their disjunction, within the plan's ids. The pipeline's name is bound
-    /// once, as the returned placeholder.
-    static func staleCondition(_ plan: RunPlan, _ statement: inout SQLStatement) -> (pipeline: String, flags: [String], any: String) {
+    /// Per processor of the plan, a condition on `r` (rederive_records) and `s`, its stamps joined by
+    /// `join`, that holds when the processor is stale for the record; and their disjunction, within
+    /// the plan's ids. The pipeline's name is bound once, as the returned placeholder.
+    ///
+    /// `join` reads a record's stamps in one scan of the key's prefix (pipeline, record), folded into
+    /// one row: per processor whether its stamp is current at its version (`s.up0` …) and, for the
+    /// fresh and backlog lanes, at any (`s.current0` …); and `s.digest<index>`, the inputs digest of
+    /// the current stamp of each processor of `digests`. A probe of the key per processor and record
+    /// cost the server several times more.
+    static func staleCondition(_ plan: RunPlan, _ statement: inout SQLStatement, digests: [Int] = []) -> StaleCondition {
         let pipeline = statement.bind(plan.pipeline.name)
+        var folded: [String] = []
         var flags: [String] = []
-        for processor in plan.processors {
-            let upToDate = currentStamp(processor, pipeline: pipeline, &statement, atVersion: true)
-            var flag = "NOT \(upToDate)"
+        for (offset, processor) in plan.processors.enumerated() {
+            let name = statement.bind(processor.name)
+            let version = statement.bind(Int32(processor.version))
+            folded.append("bool_or(x.processor = \(name) AND x.version = \(version) AND x.current) AS up\(offset)")
+            if plan.lane != .all {
+                folded.append("bool_or(x.processor = \(name) AND x.current) AS current\(offset)")
+            }
+            var flag = "NOT coalesce(s.up\(offset), false)"
             switch plan.lane {
             case .all: break
-            case .fresh: flag = "NOT \(currentStamp(processor, pipeline: pipeline, &statement, atVersion: false))"
-            case .backlog: flag += " AND \(currentStamp(processor, pipeline: pipeline, &statement, atVersion: false))"
+            case .fresh: flag = "NOT coalesce(s.current\(offset), false)"
+            case .backlog: flag += " AND coalesce(s.current\(offset), false)"
             }
             if !plan.retryFailed {
                 flag += """
                      AND NOT EXISTS (SELECT 1 FROM rederive_failures f WHERE f.pipeline = \(pipeline) \
-                    AND f.processor = \(statement.bind(processor.name)) AND f.record_id = r.record_id \
-                    AND f.version = \(statement.bind(Int32(processor.version))) AND f.current)
+                    AND f.processor = \(name) AND f.record_id = r.record_id AND f.version = \(version) AND f.current)
                     """
             }
             flags.append("(\(flag))")
+        }
+        for index in digests {
+            let processor = plan.pipeline.processors[index]
+            folded.append("""
+                max(x.inputs_digest) FILTER (WHERE x.processor = \(statement.bind(processor.name)) \
+                AND x.version = \(statement.bind(Int32(processor.version))) AND x.current) AS digest\(index)
+                """)
         }
         var any = flags.joined(separator: " OR ")
         if plan.isRangeOfIDs {
@@ -120,20 +139,11 @@ extension PostgresStore {
             let ids = plan.recordIDs
             any = "r.record_id BETWEEN \(statement.bind(ids.lowerBound)) AND \(statement.bind(ids.upperBound)) AND (\(any))"
         }
-        return (pipeline, flags, any)
-    }
-
-    /// Whether record `r` has a current stamp of `processor` (of its present version, with `atVersion`):
-    /// a probe of the stamps' key.
-    static func currentStamp(
-        _ processor: ProcessorDescriptor, pipeline: String, _ statement: inout SQLStatement, atVersion: Bool
-    ) -> String {
-        var condition = """
-            EXISTS (SELECT 1 FROM rederive_stamps x WHERE x.pipeline = \(pipeline) AND x.processor = \(statement.bind(processor.name)) \
-            AND x.record_id = r.record_id AND x.current
+        let join = """
+            CROSS JOIN LATERAL (SELECT \(folded.joined(separator: ", ")) FROM rederive_stamps x \
+            WHERE x.pipeline = \(pipeline) AND x.record_id = r.record_id) s
             """
-        if atVersion { condition += " AND x.version = \(statement.bind(Int32(processor.version)))" }
-        return condition + ")"
+        return StaleCondition(pipeline: pipeline, join: join, flags: flags, any: any)
     }
 
     /// A string as a JSON string literal.
@@ -146,5 +156,16 @@ extension PostgresStore {
         statement.sql = "SELECT count(*) FROM rederive_records WHERE source = \(statement.bind(pipeline.table))"
         return try await connection.count(statement, logger: logger)
     }
+}
+/// What ``PostgresStore/staleCondition(_:_:digests:)`` builds.
+struct StaleCondition {
+    /// The pipeline's name, bound.
+    let pipeline: String
+    /// The join that gives `s`, the record's stamps folded into one row.
+    let join: String
+    /// Per processor of the plan, whether it is stale for the record.
+    let flags: [String]
+    /// Whether any is, within the plan's ids.
+    let any: String
 }
 #endif

@@ -301,7 +301,7 @@ struct PostgresBatchWriter {
                 \(statement.bind(rows.map(\.stamp.run))), \(statement.bind(rows.map { $0.stamp.inputsDigest.map(String.init) ?? "" })),
                 \(statement.bind(rows.map { $0.stamp.inputVersions ?? "" }))
             ) AS u(processor, id, version, generation, digest, current, run, inputs_digest, input_versions)
-            ON CONFLICT (pipeline, processor, record_id) DO UPDATE SET version = excluded.version,
+            ON CONFLICT (pipeline, record_id, processor) DO UPDATE SET version = excluded.version,
                 generation = excluded.generation, payload_digest = excluded.payload_digest, current = excluded.current,
                 run_id = excluded.run_id, inputs_digest = excluded.inputs_digest, input_versions = excluded.input_versions
             """
