@@ -173,25 +173,28 @@ struct PostgresBatchWriter {
     }
 
     /// Keeps, for rollback, what the batch's changed records held before: the values (given) and the
-    /// stamps (read here, so before ``writeStamps(_:_:_:)``), one row per record. A record without a
-    /// stamp, as on its first derivation, keeps its values alone, found by one probe of the stamps'
-    /// index by record. A record the run stored before keeps what its first write replaced, with the
-    /// generation of this one (`RollbackPlan`).
+    /// stamps (joined here, so read before ``writeStamps(_:_:_:)``), one row per record. A processor
+    /// without a stamp, as on a record's first derivation, keeps its values alone. A record the run
+    /// stored before keeps what its first write replaced, with the generation of this one
+    /// (`RollbackPlan`).
     private func keepReplaced(_ replaced: [(id: Int64, generation: Int64, kept: String)], _ connection: PostgresConnection, _ logger: Logger) async throws {
         guard !replaced.isEmpty else { return }
         var statement = SQLStatement()
         let pipeline = statement.bind(tables.pipeline.name)
         let source = statement.bind(tables.pipeline.table)
         statement.sql = """
+            WITH u AS (
+                SELECT * FROM unnest(\(statement.bind(replaced.map(\.id))), \(statement.bind(replaced.map(\.generation))),
+                    \(statement.bind(replaced.map(\.kept)))) AS u(id, generation, kept)
+            ), kept AS (
+                SELECT u.id, jsonb_object_agg(e.key, e.value || jsonb_build_object('stamp', \(PostgresStamp.json("s")))) AS processors
+                FROM u CROSS JOIN jsonb_each(u.kept::jsonb) e
+                JOIN rederive_stamps s ON s.pipeline = \(pipeline) AND s.record_id = u.id AND s.processor = e.key
+                GROUP BY u.id
+            )
             INSERT INTO rederive_replaced (run_id, pipeline, record_id, source, generation, processors)
-            SELECT \(statement.bind(runID)), \(pipeline), u.id, \(source), u.generation,
-                CASE WHEN NOT EXISTS (SELECT 1 FROM rederive_stamps s WHERE s.source = \(source) AND s.record_id = u.id) THEN u.kept::jsonb
-                ELSE (SELECT jsonb_object_agg(e.key, e.value || jsonb_build_object('stamp', (
-                          SELECT \(PostgresStamp.json("s")) FROM rederive_stamps s
-                          WHERE s.pipeline = \(pipeline) AND s.processor = e.key AND s.record_id = u.id)))
-                      FROM jsonb_each(u.kept::jsonb) e) END
-            FROM unnest(\(statement.bind(replaced.map(\.id))), \(statement.bind(replaced.map(\.generation))),
-                \(statement.bind(replaced.map(\.kept)))) AS u(id, generation, kept)
+            SELECT \(statement.bind(runID)), \(pipeline), u.id, \(source), u.generation, u.kept::jsonb || coalesce(kept.processors, '{}')
+            FROM u LEFT JOIN kept ON kept.id = u.id
             ON CONFLICT (run_id, pipeline, record_id) DO UPDATE
                 SET processors = excluded.processors || rederive_replaced.processors, generation = excluded.generation
             """
