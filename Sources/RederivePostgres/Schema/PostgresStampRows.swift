@@ -47,13 +47,14 @@ enum PostgresStampRows {
         ) WITH (fillfactor = 70)
         """,
         "CREATE INDEX IF NOT EXISTS rederive_stamps_by_record ON rederive_stamps (source, record_id)",
-        // Each entry of version 10's rows becomes a row; the pipelines' payload triggers, which
-        // cleared `current` inside the JSON, clear the column instead until their pipeline is next
-        // prepared and its trigger written anew.
+        // Each entry of version 10's rows becomes a row, and the grants on its table carry over; the
+        // pipelines' payload triggers, which cleared `current` inside the JSON, clear the column
+        // instead until their pipeline is next prepared and its trigger written anew.
         """
         DO $$
         DECLARE
             tracker oid;
+            privilege record;
         BEGIN
             IF to_regclass('rederive_stamps_v10') IS NOT NULL THEN
                 INSERT INTO rederive_stamps (pipeline, processor, record_id, source, version, generation, payload_digest,
@@ -62,6 +63,14 @@ enum PostgresStampRows {
                     (e.value ->> 'generation')::bigint, (e.value ->> 'digest')::bigint, (e.value ->> 'current')::boolean,
                     (e.value ->> 'run')::bigint, (e.value ->> 'inputs_digest')::bigint, e.value ->> 'input_versions'
                 FROM rederive_stamps_v10 o, jsonb_each(o.processors) e;
+                -- The roles that run or read keep what they were granted on the old table.
+                FOR privilege IN SELECT a.grantee, a.privilege_type, a.is_grantable
+                    FROM pg_class c, aclexplode(c.relacl) a
+                    WHERE c.oid = 'rederive_stamps_v10'::regclass AND a.grantee <> c.relowner LOOP
+                    EXECUTE format('GRANT %s ON rederive_stamps TO %s%s', privilege.privilege_type,
+                        CASE WHEN privilege.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(privilege.grantee)) END,
+                        CASE WHEN privilege.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END);
+                END LOOP;
                 DROP TABLE rederive_stamps_v10;
             END IF;
             FOR tracker IN SELECT oid FROM pg_proc WHERE prosrc LIKE '%rederive_stale_stamps(processors)%'

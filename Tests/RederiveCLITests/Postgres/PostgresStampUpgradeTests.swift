@@ -55,15 +55,7 @@ struct PostgresStampUpgradeTests {
     @Test(arguments: [false, true])
     func aVersion10DatabaseKeepsEveryStampAndTracksPayloadsAtOnce(inline: Bool) async throws {
         let floor = FloorPipeline(rejectedLabel: "den", layout: inline ? .inline : nil)
-        let url = try PostgresServer.shared().makeDatabase()
-        let database = PostgresServer.databaseName(in: url)
-        do {
-            let store = try await PostgresStore(url: url)
-            defer { store.close() }
-            try await store.prepare(floor.pipeline)
-            _ = try await store.importPayloads(PostgresStatusCountTests.plans(12), into: floor.pipeline)
-            _ = try await PostgresStatusCountTests.run(floor.pipeline, store)
-        }
+        let (url, database) = try await PostgresStatusCountTests.derivedDatabase(floor)
         let before = try Self.stamps(database)
         // Three processors of 12 records, less the four dens' label and kind (label rejects dens).
         #expect(before.count == 28, "\(before.count) stamps")
@@ -72,10 +64,20 @@ struct PostgresStampUpgradeTests {
             database, "SELECT count(*) FROM pg_proc WHERE prosrc LIKE '%rederive_stale_stamps(processors)%'"
         )
         #expect(tracker == [["1"]], "the downgrade put back version 10's payload trigger")
+        // A role granted rights on version 10's table keeps them on version 11's.
+        _ = try PostgresServer.shared().psql(database, """
+            DO $$ BEGIN CREATE ROLE rederive_stamp_upgrade_reader; EXCEPTION WHEN duplicate_object THEN NULL; END $$;
+            GRANT SELECT, UPDATE ON rederive_stamps TO rederive_stamp_upgrade_reader;
+            """)
 
         let store = try await PostgresStore(url: url)
         defer { store.close() }
         #expect(try Self.stamps(database) == before)
+        let rights = try PostgresServer.shared().psqlRows(database, """
+            SELECT has_table_privilege('rederive_stamp_upgrade_reader', 'rederive_stamps', 'UPDATE'),
+                has_table_privilege('rederive_stamp_upgrade_reader', 'rederive_stamps', 'DELETE')
+            """)
+        #expect(rights == [["t", "f"]], "granted UPDATE, not DELETE: \(rights)")
         try await PostgresStatusCountTests.expectExact(store, floor.pipeline, after: "the upgrade")
         // The payload trigger works before the pipeline is prepared again: a replaced payload makes
         // its record stale, and only it.

@@ -169,17 +169,20 @@ struct PostgresStatusCountTests {
         #expect(try await Self.expectExactProjections(store, conformance.pipeline, after: "emptying the projections table") == 0)
     }
 
+    /// A new database holding `plans(12)`, derived once by `floor`, its store closed: its URL and name.
+    static func derivedDatabase(_ floor: FloorPipeline) async throws -> (url: String, database: String) {
+        let url = try PostgresServer.shared().makeDatabase()
+        let store = try await PostgresStore(url: url)
+        defer { store.close() }
+        try await store.prepare(floor.pipeline)
+        _ = try await store.importPayloads(plans(12), into: floor.pipeline)
+        _ = try await run(floor.pipeline, store)
+        return (url, PostgresServer.databaseName(in: url))
+    }
+
     @Test func aDatabaseOfThePreviousVersionIsCountedOnceWhenUpgraded() async throws {
         let floor = FloorPipeline(rejectedLabel: "den")
-        let url = try PostgresServer.shared().makeDatabase()
-        let database = PostgresServer.databaseName(in: url)
-        do {
-            let store = try await PostgresStore(url: url)
-            defer { store.close() }
-            try await store.prepare(floor.pipeline)
-            _ = try await store.importPayloads(Self.plans(12), into: floor.pipeline)
-            _ = try await Self.run(floor.pipeline, store)
-        }
+        let (url, database) = try await Self.derivedDatabase(floor)
         // What version 6 had: no counts, and no triggers keeping them.
         _ = try PostgresServer.shared().psql(database, """
             DROP TABLE rederive_counts, rederive_count_deltas;
