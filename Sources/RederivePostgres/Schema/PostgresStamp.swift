@@ -1,5 +1,4 @@
 #if PostgreSQL
-import Foundation
 import Rederive
 
 /// One processor's stamp of a record, as a row of `rederive_stamps` holds it (``PostgresStampRows``)
@@ -26,25 +25,6 @@ struct PostgresStamp: Codable, Sendable, Hashable {
         'generation', \(row).generation, 'digest', \(row).payload_digest, 'run', \(row).run_id, \
         'inputs_digest', \(row).inputs_digest, 'input_versions', \(row).input_versions))
         """
-    }
-
-    /// A record's stamps as a JSON object of ``json(_:)``'s, by processor name: `NULL` where it has
-    /// none. The arguments are SQL expressions: the pipeline's name, its table's, and the record's id.
-    static func object(pipeline: String, source: String, recordID: String) -> String {
-        """
-        (SELECT jsonb_object_agg(x.processor, \(json("x")))::text FROM rederive_stamps x \
-        WHERE x.source = \(source) AND x.record_id = \(recordID) AND x.pipeline = \(pipeline))
-        """
-    }
-
-    /// The stamps of a JSON object of ``json(_:)``'s objects, by processor name; none for `NULL`.
-    static func entries(_ json: String?) throws -> [String: PostgresStamp] {
-        guard let json else { return [:] }
-        do {
-            return try JSONDecoder().decode([String: PostgresStamp].self, from: Data(json.utf8))
-        } catch {
-            throw RederiveError(.schemaMismatch, "stamps read from rederive_stamps are not what rederive wrote: \(json.prefix(200))")
-        }
     }
 }
 #endif

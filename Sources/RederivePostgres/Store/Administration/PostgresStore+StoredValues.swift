@@ -71,29 +71,37 @@ extension PostgresStore: StoredValueReading, VerificationSource {
         let pipeline = tables.pipeline
         let reader = try await payloadColumn(tables).reader(tables.payload)
         var statement = statement
-        let stamps = PostgresStamp.object(
-            pipeline: statement.bind(pipeline.name), source: statement.bind(pipeline.table), recordID: "t.\(tables.id)"
-        )
+        // Each processor's stamp as its version and whether it is current, from one scan of the record's stamps.
+        var folded: [String] = []
+        for (index, processor) in pipeline.processors.enumerated() {
+            let name = statement.bind(processor.name)
+            folded.append("max(x.version) FILTER (WHERE x.processor = \(name)) AS version\(index)")
+            folded.append("bool_or(x.current) FILTER (WHERE x.processor = \(name)) AS current\(index)")
+        }
+        let stamps = pipeline.processors.indices.map { "s.version\($0), s.current\($0)" }
         statement.sql = """
-            SELECT t.\(tables.id), \(tables.keyExpression), \(reader), \(stamps), \(Self.derivedRow(tables))
+            SELECT t.\(tables.id), \(tables.keyExpression), \(reader), \(stamps.joined(separator: ", ")), \(Self.derivedRow(tables))
+            CROSS JOIN LATERAL (SELECT \(folded.joined(separator: ", ")) FROM rederive_stamps x
+                WHERE x.pipeline = \(statement.bind(pipeline.name)) AND x.record_id = t.\(tables.id)) s
             WHERE \(condition)
             """
         let logger = self.logger
+        let present = 3 + 2 * pipeline.processors.count
         return try await transaction("read", snapshot: true) { [statement] connection in
             try await connection.run(statement, logger: logger).collect { row in
                 let cells = row.makeRandomAccess()
-                let present = try cells[4].decode(Bool.self)
                 // Without a row of derived values every column reads NULL, whatever its default, as on every store.
-                let flat = present ? try Self.values(cells, from: 5, pipeline.outputColumns) : pipeline.outputColumns.map { _ in .null }
+                let flat = try cells[present].decode(Bool.self)
+                    ? try Self.values(cells, from: present + 1, pipeline.outputColumns) : pipeline.outputColumns.map { _ in .null }
                 var next = flat.makeIterator()
-                let stamps = try PostgresStamp.entries(cells[3].decode(String?.self))
                 return StoredRecord(
                     recordID: try cells[0].decode(Int64.self),
                     key: try cells[1].decode(String?.self),
                     payload: try cells[2].decode(ByteBuffer?.self).map { Array($0.readableBytesView) },
                     values: pipeline.processors.map { processor in processor.columns.map { _ in next.next() ?? .null } },
-                    stamps: pipeline.processors.map { processor in
-                        stamps[processor.name].map { StoredRecord.Stamp(version: $0.version, current: $0.current) }
+                    stamps: try pipeline.processors.indices.map { index in
+                        guard let version = try cells[3 + 2 * index].decode(Int32?.self) else { return nil }
+                        return StoredRecord.Stamp(version: Int(version), current: try cells[4 + 2 * index].decode(Bool.self))
                     }
                 )
             }

@@ -157,6 +157,7 @@ extension PostgresStore {
         return try await connection.count(statement, logger: logger)
     }
 }
+
 /// What ``PostgresStore/staleCondition(_:_:digests:)`` builds.
 struct StaleCondition {
     /// The pipeline's name, bound.
