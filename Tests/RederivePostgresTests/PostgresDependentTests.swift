@@ -54,6 +54,14 @@ struct PostgresDependentTests {
         return Dictionary(uniqueKeysWithValues: rows.map { ($0[0], $0[1]) })
     }
 
+    /// Every stamp row of the pipeline, every column, by key then processor.
+    static func stampRows(_ database: String) throws -> [[String]] {
+        try PostgresServer.shared().psqlRows(database, """
+            SELECT p.key, s.processor, s.version, s.generation, s.payload_digest, s.current, s.run_id, s.inputs_digest, s.input_versions
+            FROM rederive_stamps s JOIN plans p ON p.id = s.record_id WHERE s.pipeline = 'plans' ORDER BY p.key, s.processor
+            """)
+    }
+
     @Test(arguments: [false, true])
     func anInputDerivedToOtherValuesCascadesAndToEqualValuesDoesNot(inline: Bool) async throws {
         let layout: Pipeline.Layout? = inline ? .inline : nil
@@ -199,6 +207,33 @@ struct PostgresDependentTests {
         #expect(try Self.stamps(database, "kind", "current") == ["hall": "true", "den": "true", "barn": "true"])
         #expect(try Self.stamps(database, "kind", "run_id")["hall"] == String(fourth.runID))
         #expect(try Self.values(database)["hall"] == "12|hall|hall-small")
+    }
+
+    /// A rollback puts back every field of each stamp the run replaced, a dependent's inputs digest and
+    /// versions included: what the run kept of its stamps travels through `rederive_replaced`'s JSON.
+    /// A dependent whose values the run did not change keeps the run's stamp, made stale by the restore.
+    @Test func aRollbackPutsBackEveryFieldOfTheStampsTheRunReplaced() async throws {
+        let first = FloorPipeline()
+        let (url, database) = try await Self.database(first.pipeline)
+        _ = try await Self.run(first.pipeline, url)
+        let before = try Self.stampRows(database)
+        #expect(before.count == 9)
+        #expect(before.filter { $0[1] == "kind" }.allSatisfy { $0[7] != nullCellText && $0[8] == "area@1,label@1" })
+
+        // Every area doubles; of the kinds, only hall's changes (small to large).
+        let doubled = FloorPipeline(areaVersion: 2)
+        let second = try await Self.run(doubled.pipeline, url)
+        #expect(second.counts == RunCounts(changed: 3))
+        #expect(try Self.stampRows(database) != before)
+
+        let store = try await PostgresStore(url: url)
+        defer { store.close() }
+        let report = try await store.rollback(run: second.runID, pipelines: [doubled.pipeline])
+        #expect(report.skipped.isEmpty && report.restored.count == 4)
+        let after = try Self.stampRows(database)
+        let replacedByTheRun = { (row: [String]) in row[1] != "kind" || row[0] == "hall" }
+        #expect(after.filter(replacedByTheRun) == before.filter(replacedByTheRun))
+        #expect(after.filter { !replacedByTheRun($0) }.map { [$0[0], $0[5], $0[8]] } == [["barn", "f", "area@2,label@1"], ["den", "f", "area@2,label@1"]])
     }
 }
 #endif

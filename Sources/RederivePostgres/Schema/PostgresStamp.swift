@@ -18,13 +18,16 @@ struct PostgresStamp: Codable, Sendable, Hashable {
         case inputVersions = "input_versions"
     }
 
-    /// The stamp row of alias `row` as a JSON object of these coding keys, without the absent ones.
-    static func json(_ row: String) -> String {
-        """
-        jsonb_strip_nulls(jsonb_build_object('current', \(row).current, 'version', \(row).version, \
-        'generation', \(row).generation, 'digest', \(row).payload_digest, 'run', \(row).run_id, \
-        'inputs_digest', \(row).inputs_digest, 'input_versions', \(row).input_versions))
-        """
+    /// The stamp as a JSON object of these coding keys, without the absent ones: what a rollback
+    /// decodes.
+    var json: String {
+        var fields = [
+            "\"current\": \(current)", "\"version\": \(version)", "\"generation\": \(generation)",
+            "\"digest\": \(digest)", "\"run\": \(run)",
+        ]
+        if let inputsDigest { fields.append("\"inputs_digest\": \(inputsDigest)") }
+        if let inputVersions { fields.append("\"input_versions\": \(PostgresStore.jsonString(inputVersions))") }
+        return "{" + fields.joined(separator: ", ") + "}"
     }
 }
 #endif

@@ -165,36 +165,55 @@ struct PostgresBatchWriter {
         for (shape, rows) in step.valuesByProcessors {
             try await writeValues(shape, rows.map { ($0.recordID, $0.values) }, connection, logger)
         }
-        try await keepReplaced(step.replaced.map { ($0.recordID, $0.generation, ReplacedValues($0, tables.pipeline).json) }, connection, logger)
+        if !step.replaced.isEmpty {
+            let names = Set(step.replaced.flatMap { $0.processors.map { processors[$0.processor].name } })
+            let stamps = try await stampsNow(of: step.replaced.map(\.recordID), names.sorted(), connection, logger)
+            try await keepReplaced(step.replaced.map { replaced in
+                (replaced.recordID, replaced.generation, ReplacedValues(replaced, tables.pipeline).json(stamps: stamps[replaced.recordID] ?? [:]))
+            }, connection, logger)
+        }
         try await writeStamps(step.stamps.flatMap(stamps), connection, logger)
         try await clearFailures(step.clearedFailures.map { ($0.recordID, processors[$0.processor].name) }, connection, logger)
         try await writeFailures(step.failures, connection, logger)
         try await PostgresProjectionWriter(pipeline: tables.pipeline, statements: statements).write(step.projections, connection, logger)
     }
 
-    /// Keeps, for rollback, what the batch's changed records held before: the values (given) and the
-    /// stamps (joined here, so read before ``writeStamps(_:_:_:)``), one row per record. A processor
-    /// without a stamp, as on a record's first derivation, keeps its values alone. A record the run
-    /// stored before keeps what its first write replaced, with the generation of this one
-    /// (`RollbackPlan`).
-    private func keepReplaced(_ replaced: [(id: Int64, generation: Int64, kept: String)], _ connection: PostgresConnection, _ logger: Logger) async throws {
-        guard !replaced.isEmpty else { return }
+    /// The stamp rows of `processors` that `records` hold now, by record and processor name: read
+    /// before ``writeStamps(_:_:_:)`` replaces them, for ``keepReplaced(_:_:_:)``.
+    private func stampsNow(
+        of records: [Int64], _ processors: [String], _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> [Int64: [String: PostgresStamp]] {
         var statement = SQLStatement()
-        let pipeline = statement.bind(tables.pipeline.name)
-        let source = statement.bind(tables.pipeline.table)
         statement.sql = """
-            WITH u AS (
-                SELECT * FROM unnest(\(statement.bind(replaced.map(\.id))), \(statement.bind(replaced.map(\.generation))),
-                    \(statement.bind(replaced.map(\.kept)))) AS u(id, generation, kept)
-            ), kept AS (
-                SELECT u.id, jsonb_object_agg(e.key, e.value || jsonb_build_object('stamp', \(PostgresStamp.json("s")))) AS processors
-                FROM u CROSS JOIN jsonb_each(u.kept::jsonb) e
-                JOIN rederive_stamps s ON s.pipeline = \(pipeline) AND s.record_id = u.id AND s.processor = e.key
-                GROUP BY u.id
+            SELECT record_id, processor, current, version, generation, payload_digest, run_id, inputs_digest, input_versions
+            FROM rederive_stamps WHERE pipeline = \(statement.bind(tables.pipeline.name)) AND record_id = ANY(\(statement.bind(records)))
+            AND processor = ANY(\(statement.bind(processors)))
+            """
+        var stamps: [Int64: [String: PostgresStamp]] = [:]
+        for row in try await statements.run(statement, on: connection, logger: logger) {
+            let (id, processor, current, version, generation, digest, run, inputsDigest, inputVersions) = try row.decode(
+                (Int64, String, Bool, Int32, Int64, Int64, Int64, Int64?, String?).self
             )
+            stamps[id, default: [:]][processor] = PostgresStamp(
+                current: current, version: Int(version), generation: generation, digest: digest, run: run,
+                inputsDigest: inputsDigest, inputVersions: inputVersions
+            )
+        }
+        return stamps
+    }
+
+    /// Keeps, for rollback, what the batch's changed records held before, one row per record: the
+    /// values and, where the processor had one, its stamp (``ReplacedValues/json(stamps:)``). A
+    /// record the run stored before keeps what its first write replaced, with the generation of this
+    /// one (`RollbackPlan`).
+    private func keepReplaced(_ replaced: [(id: Int64, generation: Int64, kept: String)], _ connection: PostgresConnection, _ logger: Logger) async throws {
+        var statement = SQLStatement()
+        statement.sql = """
             INSERT INTO rederive_replaced (run_id, pipeline, record_id, source, generation, processors)
-            SELECT \(statement.bind(runID)), \(pipeline), u.id, \(source), u.generation, u.kept::jsonb || coalesce(kept.processors, '{}')
-            FROM u LEFT JOIN kept ON kept.id = u.id
+            SELECT \(statement.bind(runID)), \(statement.bind(tables.pipeline.name)), u.id, \(statement.bind(tables.pipeline.table)),
+                u.generation, u.kept::jsonb
+            FROM unnest(\(statement.bind(replaced.map(\.id))), \(statement.bind(replaced.map(\.generation))),
+                \(statement.bind(replaced.map(\.kept)))) AS u(id, generation, kept)
             ON CONFLICT (run_id, pipeline, record_id) DO UPDATE
                 SET processors = excluded.processors || rederive_replaced.processors, generation = excluded.generation
             """

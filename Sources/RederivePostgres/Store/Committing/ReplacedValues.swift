@@ -17,16 +17,18 @@ struct ReplacedValues {
         }
     }
 
-    /// `{"name": {"values": {"column": value, …} | null}, …}`, as ``PostgresSchema``'s
-    /// `rederive_replaced` keeps it before the stamp entries are added.
-    var json: String {
+    /// `{"name": {"values": {"column": value, …} | null, "stamp": {…}}, …}`, as ``PostgresSchema``'s
+    /// `rederive_replaced` keeps it: each processor's values, and its stamp of `stamps` (by processor
+    /// name) when it had one.
+    func json(stamps: [String: PostgresStamp]) -> String {
         "{" + processors.map { processor, values in
             let kept = values.map { values in
                 "{" + zip(processor.columns, values).map { column, value in
                     "\(PostgresStore.jsonString(column.name)): \(KeptValue.json(value))"
                 }.joined(separator: ", ") + "}"
             }
-            return "\(PostgresStore.jsonString(processor.name)): {\"values\": \(kept ?? "null")}"
+            let stamp = stamps[processor.name].map { ", \"stamp\": \($0.json)" } ?? ""
+            return "\(PostgresStore.jsonString(processor.name)): {\"values\": \(kept ?? "null")\(stamp)}"
         }.joined(separator: ", ") + "}"
     }
 }
