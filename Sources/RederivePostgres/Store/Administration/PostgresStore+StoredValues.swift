@@ -86,13 +86,14 @@ extension PostgresStore: StoredValueReading, VerificationSource {
             WHERE \(condition)
             """
         let logger = self.logger
-        let present = 3 + 2 * pipeline.processors.count
+        // After the id, key, payload and the stamps: whether the record has a row of derived values, then its values.
+        let presentColumn = 3 + 2 * pipeline.processors.count
         return try await transaction("read", snapshot: true) { [statement] connection in
             try await connection.run(statement, logger: logger).collect { row in
                 let cells = row.makeRandomAccess()
                 // Without a row of derived values every column reads NULL, whatever its default, as on every store.
-                let flat = try cells[present].decode(Bool.self)
-                    ? try Self.values(cells, from: present + 1, pipeline.outputColumns) : pipeline.outputColumns.map { _ in .null }
+                let flat = try cells[presentColumn].decode(Bool.self)
+                    ? try Self.values(cells, from: presentColumn + 1, pipeline.outputColumns) : pipeline.outputColumns.map { _ in .null }
                 var next = flat.makeIterator()
                 return StoredRecord(
                     recordID: try cells[0].decode(Int64.self),

@@ -166,8 +166,8 @@ struct PostgresBatchWriter {
             try await writeValues(shape, rows.map { ($0.recordID, $0.values) }, connection, logger)
         }
         if !step.replaced.isEmpty {
-            let names = Set(step.replaced.flatMap { $0.processors.map { processors[$0.processor].name } })
-            let stamps = try await stampsNow(of: step.replaced.map(\.recordID), names.sorted(), connection, logger)
+            let changed = Set(step.replaced.flatMap { record in record.processors.map { processors[$0.processor].name } })
+            let stamps = try await stampsNow(of: step.replaced.map(\.recordID), changed.sorted(), connection, logger)
             try await keepReplaced(step.replaced.map { replaced in
                 (replaced.recordID, replaced.generation, ReplacedValues(replaced, tables.pipeline).json(stamps: stamps[replaced.recordID] ?? [:]))
             }, connection, logger)
