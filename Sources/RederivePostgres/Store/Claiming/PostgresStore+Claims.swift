@@ -160,28 +160,31 @@ extension PostgresStore {
             // Then records an earlier claim skipped, locked then by a transaction that has ended since:
             // a cut-off worker's claim, rolled back behind every cursor when the server ended its session.
             let waiting = skipped.waiting
-            var retaken: [Int64] = []
+            var retaken: [FreePick] = []
             if !waiting.isEmpty, adopted.count < limit {
-                let retake = Self.freePick(plan, .watching(waiting), limit: limit - adopted.count, lease: lease)
-                retaken = try await self.statements.run(retake, on: connection, logger: logger).map { row in
-                    try row.makeRandomAccess()[0].decode(Int64.self)
-                }
+                let retake = FreePick.statement(plan, .watching(waiting), limit: limit - adopted.count, lease: lease)
+                retaken = try await self.statements.run(retake.statement, on: connection, logger: logger).map(retake.columns.freePick)
             }
-            var ranged: [Int64] = []
+            var ranged: [FreePick] = []
             var scanned: SkippedRecords.Scan?
             let rangeLimit = limit - adopted.count - retaken.count
             if rangeLimit > 0 {
-                let free = Self.freePick(plan, position, limit: rangeLimit, lease: lease)
-                ranged = try await self.statements.run(free, on: connection, logger: logger).map { row in
-                    try row.makeRandomAccess()[0].decode(Int64.self)
-                }
-                scanned = SkippedRecords.Scan(position, picked: ranged, limit: rangeLimit)
+                let free = FreePick.statement(plan, position, limit: rangeLimit, lease: lease)
+                ranged = try await self.statements.run(free.statement, on: connection, logger: logger).map(free.columns.freePick)
+                scanned = SkippedRecords.Scan(position, picked: ranged.map(\.pick.recordID), limit: rangeLimit)
             }
             let stillSkipped = skipped.updated(
                 locked: try await Self.lockedByOthers(plan, among: waiting, scanned: scanned, lease, connection, logger)
             )
-            let locked = adopted + retaken + ranged
-            guard !locked.isEmpty else {
+            let freed = retaken + ranged
+            // A record picked as its row stood in the pick's snapshot is known as it is now: a commit, or
+            // a payload written, changes its row, and the row stays locked until this claim ends. One
+            // whose row changed between the snapshot and its lock is read again, with a fresh snapshot
+            // (PostgreSQL rechecks a locked row, not the stamps joined to it), and so is every record
+            // taken over from a gone lease, picked without regard to its stamps. A command that changes
+            // stamps alone (an invalidation, a rollback) could as well land just after a recheck.
+            let readAgain = adopted + freed.filter { !$0.asRead }.map(\.pick.recordID)
+            guard !adopted.isEmpty || !freed.isEmpty else {
                 // The fresh lane waits for nothing: it looks again when the store next signals.
                 if plan.lane == .fresh { return ClaimOutcome(skipped: stillSkipped) }
                 // Records locked by a transaction still open come free when it ends: wait for them as
@@ -189,17 +192,19 @@ extension PostgresStore {
                 let held = try await Self.heldByOthers(plan, lease, connection, logger)
                 return ClaimOutcome(heldByOthers: held + stillSkipped.waiting, skipped: stillSkipped)
             }
-            // Look again with a fresh snapshot: a commit by another worker that ended while this claim
-            // waited for a record's lock is visible only now (PostgreSQL rechecks a locked row, not
-            // the stamps joined to it). Records that are no longer stale are given back below.
-            var recheck = SQLStatement()
-            let fresh = PendingColumns(plan, &recheck)
-            recheck.sql = """
-                SELECT r.record_id, r.generation, \(fresh.expressions.joined(separator: ", "))
-                FROM rederive_records r \(fresh.join)
-                WHERE r.source = \(recheck.bind(plan.pipeline.table)) AND r.record_id = ANY(\(recheck.bind(locked)))
-                """
-            let checked = try await self.statements.run(recheck, on: connection, logger: logger).map(fresh.pick).sorted { $0.recordID < $1.recordID }
+            var checked = freed.filter(\.asRead).map(\.pick)
+            if !readAgain.isEmpty {
+                var recheck = SQLStatement()
+                let fresh = PendingColumns(plan, &recheck)
+                recheck.sql = """
+                    SELECT r.record_id, r.generation, \(fresh.expressions.joined(separator: ", "))
+                    FROM rederive_records r \(fresh.join)
+                    WHERE r.source = \(recheck.bind(plan.pipeline.table)) AND r.record_id = ANY(\(recheck.bind(readAgain)))
+                    """
+                checked += try await self.statements.run(recheck, on: connection, logger: logger).map(fresh.pick)
+            }
+            // Records that are no longer stale are given back below.
+            checked.sort { $0.recordID < $1.recordID }
             let picked = checked.filter { !$0.staleProcessors.isEmpty }
             // The records stay locked until this transaction ends, so a payload written meanwhile
             // waits for it: each payload read here belongs to the generation just returned.
@@ -217,39 +222,13 @@ extension PostgresStore {
             guard !kept.isEmpty else { return ClaimOutcome(retry: true, skipped: stillSkipped) }
             // Past the last record kept of those after it, but never past one given back for want of
             // room, which may be a taken-over record behind it.
-            var cursor = kept.map(\.recordID).filter(Set(ranged).contains).max()
+            var cursor = kept.map(\.recordID).filter(Set(ranged.map(\.pick.recordID)).contains).max()
             if let first = leftForRoom.min(), first - 1 < cursor ?? .max {
                 cursor = first - 1
             }
             return ClaimOutcome(records: kept, cursor: cursor, skipped: stillSkipped)
         }
         return outcome
-    }
-
-    /// Marks up to `limit` stale records after the cursor (or among those watched) that no one holds.
-    private static func freePick(_ plan: RunPlan, _ position: ClaimPosition, limit: Int, lease: WorkerLease) -> SQLStatement {
-        var pick = SQLStatement()
-        let condition = staleCondition(plan, &pick)
-        let source = pick.bind(plan.pipeline.table)
-        let token = pick.bind(lease.token)
-        let range = switch position {
-        case .after(let cursor): "r.record_id > \(pick.bind(cursor ?? Int64.min))"
-        case .watching(let ids): "r.record_id = ANY(\(pick.bind(ids)))"
-        }
-        pick.sql = """
-            WITH picked AS (
-                SELECT r.record_id FROM rederive_records r \(condition.join)
-                WHERE r.source = \(source) AND r.claimed_by IS NULL AND \(range)
-                AND coalesce(r.committed_run <> (SELECT l.run_id FROM rederive_leases l WHERE l.token = \(token)), true)
-                AND (\(condition.any))
-                ORDER BY r.record_id LIMIT \(pick.bind(Int64(limit)))
-                FOR UPDATE OF r SKIP LOCKED
-            )
-            UPDATE rederive_records r SET claimed_by = \(token) FROM picked
-            WHERE r.source = \(source) AND r.record_id = picked.record_id
-            RETURNING r.record_id
-            """
-        return pick
     }
 
     /// The stale records among `ids`, and in the range a pick `scanned`, that no one has claimed and
