@@ -16,6 +16,9 @@ struct FreePick {
     /// and returns each with ``columns``, then whether its row is as read (`asRead`): the row's `xmin`
     /// against that of the version the statement's snapshot sees. PostgreSQL evaluates a locked row's
     /// columns again on its newest version, while a subquery keeps reading the snapshot.
+    ///
+    /// The marking looks the picked rows up by key: joined with them instead, the planner read the
+    /// whole table into a hash once a claim's rows were a few percent of it.
     static func statement(
         _ plan: RunPlan, _ position: ClaimPosition, limit: Int, lease: WorkerLease
     ) -> (statement: SQLStatement, columns: PendingColumns) {
@@ -38,10 +41,11 @@ struct FreePick {
                 AND (\(columns.anyStale))
                 ORDER BY r.record_id LIMIT \(pick.bind(Int64(limit)))
                 FOR UPDATE OF r SKIP LOCKED
+            ), marked AS (
+                UPDATE rederive_records r SET claimed_by = \(token)
+                WHERE r.source = \(source) AND r.record_id = ANY(ARRAY(SELECT record_id FROM picked))
             )
-            UPDATE rederive_records r SET claimed_by = \(token) FROM picked
-            WHERE r.source = \(source) AND r.record_id = picked.record_id
-            RETURNING picked.*
+            SELECT * FROM picked
             """
         return (pick, columns)
     }
