@@ -177,12 +177,12 @@ extension PostgresStore {
                 locked: try await Self.lockedByOthers(plan, among: waiting, scanned: scanned, lease, connection, logger)
             )
             let freed = retaken + ranged
-            // A record picked as its row stood in the pick's snapshot is known as it is now: a commit, or
-            // a payload written, changes its row, and the row stays locked until this claim ends. One
-            // whose row changed between the snapshot and its lock is read again, with a fresh snapshot
-            // (PostgreSQL rechecks a locked row, not the stamps joined to it), and so is every record
-            // taken over from a gone lease, picked without regard to its stamps. A command that changes
-            // stamps alone (an invalidation, a rollback) could as well land just after a recheck.
+            // The picks read each record in their snapshot. A commit or a payload written since would have
+            // changed the record's row, which stays locked until this claim ends: a row locked as the
+            // snapshot saw it is known as it is now. One that changed in between is read again with a
+            // fresh snapshot (PostgreSQL rechecks a locked row, not the stamps joined to it), and so is
+            // every record taken over from a gone lease, picked without regard to its stamps. A command
+            // that changes stamps alone (an invalidation, a rollback) could as well land just after.
             let readAgain = adopted + freed.filter { !$0.asRead }.map(\.pick.recordID)
             guard !adopted.isEmpty || !freed.isEmpty else {
                 // The fresh lane waits for nothing: it looks again when the store next signals.
