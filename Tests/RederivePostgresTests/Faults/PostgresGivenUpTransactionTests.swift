@@ -78,12 +78,15 @@ struct PostgresGivenUpTransactionTests {
         let store = fixture.store
         // A renewal is given up on after the lease's duration.
         let lease = try await fixture.lease(1, lasting: .seconds(1))
+        // Renewals of a lease of 30 s wait that long for the server: the connections they open
+        // again after each cut may take longer than a second on a loaded machine.
+        let patient = try await fixture.lease(2, lasting: .seconds(30))
         let concurrent = 8
         var givenUp = 0
         for _ in 1...4 {
             // Connections in the pool, idle, for the renewals cut off below to take.
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<concurrent { group.addTask { try await store.renewLease(lease) } }
+                for _ in 0..<concurrent { group.addTask { try await store.renewLease(patient) } }
                 try await group.waitForAll()
             }
             relay.cut()
@@ -98,9 +101,6 @@ struct PostgresGivenUpTransactionTests {
         }
         #expect(givenUp == 4 * concurrent)
         // More given up than the pool's 24 connections: were they kept, these would wait for ever.
-        // They renew a lease of 30 s, whose renewals wait that long for the server: 24 connections
-        // opened at once on a loaded machine may take longer than the first lease's second.
-        let patient = try await fixture.lease(2, lasting: .seconds(30))
         let renewals = Attempt {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<24 { group.addTask { try await store.renewLease(patient) } }
