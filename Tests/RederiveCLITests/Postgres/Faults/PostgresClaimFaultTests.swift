@@ -19,6 +19,10 @@ struct PostgresClaimFaultTests {
     /// How long after its link is back a worker cut inside a claim may take to take a new lease and
     /// commit again: the lease, the server's idle-in-transaction timeout (30 s), and a margin.
     static let rejoinLimit: Duration = lease + .seconds(30) + .seconds(10)
+    /// How long a cut-off worker's lease may stay before another takes it over: as long, since a
+    /// commit of the worker's that was cut off too keeps the lease locked until the server ends its
+    /// session, and a lease is never reaped from under a commit.
+    static let takeoverLimit: Duration = rejoinLimit
 
     /// The values a run on SQLite derives from the same generated corpus, to compare with.
     static func sqliteValues() async throws -> [String: [String]] {
@@ -34,7 +38,7 @@ struct PostgresClaimFaultTests {
     /// a share of its own means one) or ends.
     static func cutOffAndRejoin(_ run: ClaimFaultRun, session: ClaimFaultRun.Session, _ who: String) async throws {
         try run.cutOff(session)
-        try await PostgresCrossHostTests.waitUntil("\(who): its lease is taken over", limit: .seconds(30), state: run.state) {
+        try await PostgresCrossHostTests.waitUntil("\(who): its lease is taken over", limit: takeoverLimit, state: run.state) {
             try run.leases()[run.victim.child.pid] == nil
         }
         try run.hosts.reconnect(worker: 1, run.victim)
