@@ -1,11 +1,11 @@
 /// Strings: skipped in place, word by word, and decoded only when the caller needs their text.
 extension JSONCursor {
     /// A string's bytes between its quotes, escapes still encoded.
-    package struct RawString {
+    @usableFromInline package struct RawString {
         /// The offsets of the bytes between the quotes.
-        package var range: Range<Int>
+        @usableFromInline package var range: Range<Int>
         /// Whether the bytes hold a backslash escape.
-        package var hasEscapes: Bool
+        @usableFromInline package var hasEscapes: Bool
 
         @inlinable init(range: Range<Int>, hasEscapes: Bool) {
             self.range = range
@@ -14,11 +14,11 @@ extension JSONCursor {
     }
 
     /// An object member's key: its bytes in the text, or its decoded bytes when it has escapes.
-    package struct Key {
+    @usableFromInline package struct Key {
         /// The offsets of the key's bytes between its quotes.
-        package var range: Range<Int>
+        @usableFromInline package var range: Range<Int>
         /// The key's bytes once decoded, when it has escapes.
-        package var unescaped: [UInt8]?
+        @usableFromInline package var unescaped: [UInt8]?
 
         @inlinable init(range: Range<Int>, unescaped: [UInt8]?) {
             self.range = range

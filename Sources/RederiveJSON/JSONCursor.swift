@@ -11,17 +11,19 @@
 /// (`expected ',' or '}' after a member, found '"'`).
 ///
 /// Declarations are inlinable: the decoders that read with it are in other modules, and its loops are
-/// their inner loops.
-package struct JSONCursor {
+/// their inner loops. The package's types are `@usableFromInline` too: without it, their importers see
+/// no inlinable body of a package type's members, and call them unspecialized (a generic `readArray`
+/// then looked up its array's type metadata for every list of numbers).
+@usableFromInline package struct JSONCursor {
     /// The deepest nesting of arrays and objects that `JSONDecoder` accepts, counting the top-level value as 1.
-    package static let decoderDepthLimit = 512
+    @usableFromInline package static let decoderDepthLimit = 512
 
     /// The text.
-    package let bytes: UnsafeBufferPointer<UInt8>
+    @usableFromInline package let bytes: UnsafeBufferPointer<UInt8>
     /// The offset of the next byte to read.
-    package var position = 0
+    @usableFromInline package var position = 0
     /// The deepest nesting of arrays and objects accepted, counting the top-level value as 1.
-    package let depthLimit: Int
+    @usableFromInline package let depthLimit: Int
     /// The open containers of the value being skipped: `true` for an object.
     @usableFromInline var skipStack: [Bool] = []
 

@@ -1,8 +1,8 @@
 /// Why text is not the JSON a reader expected: what is wrong, the offset of the byte where it was
 /// found, and the path from the top-level value down to the value that is wrong.
-package struct JSONError: Error, Sendable, Hashable {
+@usableFromInline package struct JSONError: Error, Sendable, Hashable {
     /// One step of the path from the top-level value to the problem.
-    package enum PathComponent: Sendable, Hashable {
+    @usableFromInline package enum PathComponent: Sendable, Hashable {
         /// An object's member, by its key.
         case key(String)
         /// An array's element, by its index.
@@ -10,17 +10,17 @@ package struct JSONError: Error, Sendable, Hashable {
     }
 
     /// What is wrong, such as `expected a number, found a string`.
-    package let reason: String
+    @usableFromInline package let reason: String
     /// The offset of the byte where the problem was found.
-    package let offset: Int
+    @usableFromInline package let offset: Int
     /// From the top-level value down to the value that is wrong; empty for the top level.
-    package var path: [PathComponent] { reversedPath.reversed() }
+    @usableFromInline package var path: [PathComponent] { reversedPath.reversed() }
 
     // Built innermost first, as the error unwinds out of nested values.
     @usableFromInline var reversedPath: [PathComponent] = []
 
     /// An error found at byte `offset` of the top-level value.
-    package init(_ reason: String, at offset: Int) {
+    @usableFromInline package init(_ reason: String, at offset: Int) {
         self.reason = reason
         self.offset = offset
     }

@@ -9,24 +9,24 @@
 ///     print("not valid JSON \(problem)")   // "at line 3, column 14 (byte 52): expected ',' or '}' …"
 /// }
 /// ```
-package enum JSONSyntax {
+@usableFromInline package enum JSONSyntax {
     /// Why bytes are not JSON, and where: the first byte that cannot continue a document.
-    package struct Problem: Error, Equatable, CustomStringConvertible {
+    @usableFromInline package struct Problem: Error, Equatable, CustomStringConvertible {
         /// The offset of the offending byte (the length of the input when it ended too early).
-        package let offset: Int
+        @usableFromInline package let offset: Int
         /// 1-based line of that byte.
-        package let line: Int
+        @usableFromInline package let line: Int
         /// 1-based column of that byte, in characters.
-        package let column: Int
+        @usableFromInline package let column: Int
         /// What is wrong, such as `expected ',' or '}' after a member, found '"'`.
-        package let reason: String
+        @usableFromInline package let reason: String
 
         /// `at line 3, column 14 (byte 52): ` and the reason.
-        package var description: String { "at line \(line), column \(column) (byte \(offset)): \(reason)" }
+        @usableFromInline package var description: String { "at line \(line), column \(column) (byte \(offset)): \(reason)" }
     }
 
     /// The first syntax error in `bytes`, or nil when they hold exactly one JSON value.
-    package static func problem(in bytes: [UInt8]) -> Problem? {
+    @usableFromInline package static func problem(in bytes: [UInt8]) -> Problem? {
         bytes.withUnsafeBufferPointer { buffer in
             var cursor = JSONCursor(buffer, depthLimit: .max)
             do throws(JSONError) {
