@@ -19,10 +19,6 @@ struct PostgresClaimFaultTests {
     /// How long after its link is back a worker cut inside a claim may take to take a new lease and
     /// commit again: the lease, the server's idle-in-transaction timeout (30 s), and a margin.
     static let rejoinLimit: Duration = lease + .seconds(30) + .seconds(10)
-    /// How long a cut-off worker's lease may stay before another takes it over: as long, since a
-    /// commit of the worker's that was cut off too keeps the lease locked until the server ends its
-    /// session, and a lease is never reaped from under a commit.
-    static let takeoverLimit: Duration = rejoinLimit
 
     /// The values a run on SQLite derives from the same generated corpus, to compare with.
     static func sqliteValues() async throws -> [String: [String]] {
@@ -38,7 +34,7 @@ struct PostgresClaimFaultTests {
     /// a share of its own means one) or ends.
     static func cutOffAndRejoin(_ run: ClaimFaultRun, session: ClaimFaultRun.Session, _ who: String) async throws {
         try run.cutOff(session)
-        try await PostgresCrossHostTests.waitUntil("\(who): its lease is taken over", limit: takeoverLimit, state: run.state) {
+        try await PostgresCrossHostTests.waitUntil("\(who): its lease is taken over", limit: ClaimFaultRun.takeoverLimit, state: run.state) {
             try run.leases()[run.victim.child.pid] == nil
         }
         try run.hosts.reconnect(worker: 1, run.victim)
@@ -168,6 +164,12 @@ struct ClaimFaultRun {
     let survivor: RederiveProcess
 
     var server: PostgresServer { hosts.server }
+
+    /// How long the lease of a worker cut off at any moment may stay before the other worker takes it
+    /// over: the lease, the server's idle-in-transaction timeout (30 s) for a commit of the worker cut
+    /// off with it (which keeps the lease locked, and a lease is never reaped from under a commit),
+    /// and a margin.
+    static let takeoverLimit: Duration = PostgresClaimFaultTests.lease + .seconds(30) + .seconds(10)
 
     /// Sets the run up and hands it to `body` once both workers have committed; skips with a warning
     /// where network namespaces cannot be made (a stopped process on loopback keeps its connections).

@@ -89,7 +89,7 @@ struct PostgresRejoinTests {
     @Test func workersOnlyJoinsTheRunOfAWorkerBackWithANewLease() async throws {
         try await ClaimFaultRun.with(count: Self.count) { run, harness in
             try run.hosts.cut(worker: 1, run.victim)
-            try await PostgresCrossHostTests.waitUntil("the survivor takes the victim's lease over", limit: .seconds(30), state: run.state) {
+            try await PostgresCrossHostTests.waitUntil("the survivor takes the victim's lease over", limit: ClaimFaultRun.takeoverLimit, state: run.state) {
                 try run.leases()[run.victim.child.pid] == nil || run.survivor.hasEnded
             }
             try run.hosts.cut(worker: 0, run.survivor)
