@@ -9,24 +9,24 @@
 ///     print("not valid JSON \(problem)")   // "at line 3, column 14 (byte 52): expected ',' or '}' …"
 /// }
 /// ```
-@usableFromInline package enum JSONSyntax {
+package enum JSONSyntax {
     /// Why bytes are not JSON, and where: the first byte that cannot continue a document.
-    @usableFromInline package struct Problem: Error, Equatable, CustomStringConvertible {
+    package struct Problem: Error, Equatable, CustomStringConvertible {
         /// The offset of the offending byte (the length of the input when it ended too early).
-        @usableFromInline package let offset: Int
+        package let offset: Int
         /// 1-based line of that byte.
-        @usableFromInline package let line: Int
+        package let line: Int
         /// 1-based column of that byte, in characters.
-        @usableFromInline package let column: Int
+        package let column: Int
         /// What is wrong, such as `expected ',' or '}' after a member, found '"'`.
-        @usableFromInline package let reason: String
+        package let reason: String
 
         /// `at line 3, column 14 (byte 52): ` and the reason.
-        @usableFromInline package var description: String { "at line \(line), column \(column) (byte \(offset)): \(reason)" }
+        package var description: String { "at line \(line), column \(column) (byte \(offset)): \(reason)" }
     }
 
     /// The first syntax error in `bytes`, or nil when they hold exactly one JSON value.
-    @usableFromInline package static func problem(in bytes: [UInt8]) -> Problem? {
+    package static func problem(in bytes: [UInt8]) -> Problem? {
         bytes.withUnsafeBufferPointer { buffer in
             var cursor = JSONCursor(buffer, depthLimit: .max)
             do throws(JSONError) {
