@@ -166,10 +166,10 @@ struct ClaimFaultRun {
     var server: PostgresServer { hosts.server }
 
     /// How long the lease of a worker cut off at any moment may stay before the other worker takes it
-    /// over: the lease, the server's idle-in-transaction timeout (30 s) for a commit of the worker cut
-    /// off with it (which keeps the lease locked, and a lease is never reaped from under a commit),
-    /// and a margin.
-    static let takeoverLimit: Duration = PostgresClaimFaultTests.lease + .seconds(30) + .seconds(10)
+    /// over: as long as a rejoin may take (``PostgresClaimFaultTests/rejoinLimit``), since a commit of
+    /// the worker cut off with it keeps the lease locked until the server ends its session, and a lease
+    /// is never reaped from under a commit.
+    static let takeoverLimit: Duration = PostgresClaimFaultTests.rejoinLimit
 
     /// Sets the run up and hands it to `body` once both workers have committed; skips with a warning
     /// where network namespaces cannot be made (a stopped process on loopback keeps its connections).
