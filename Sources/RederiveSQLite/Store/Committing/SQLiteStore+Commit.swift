@@ -12,7 +12,7 @@ extension SQLiteStore {
         guard !results.isEmpty else { return .empty }
         let batch = try CommitBatch(results, of: plan.pipeline)
         let writer = BatchWriter(tables: PipelineTables(plan.pipeline), runID: runID, now: Timestamp.text(Date()))
-        return try await write { db in
+        return try await commitTransaction { db in
             if let lease {
                 try Self.checkLease(lease, db)
             }
