@@ -21,11 +21,14 @@ struct CommitJournalTests {
         }
     }
 
-    @Test func theStoresOwnWriterIsBackToSQLitesDefaultAfterACommit() async throws {
+    @Test func theStoresOwnCommitsJournalInMemoryAndOnlyWhileTheyCommit() async throws {
         try await withTemporaryDatabase { path in
             let store = try SQLiteStore(path: path)
             try await store.prepare(recipes)
             try insertRecipes(try DatabaseQueue(path: path))
+            // 2 is MEMORY: a statement journal of the commit never spills to a temporary file.
+            let during = try await store.commitTransaction { db in try Int.fetchOne(db, sql: "PRAGMA temp_store") }
+            #expect(during == 2)
             let summary = try await Runner(store: store, pipelines: [recipes]).run()
             #expect(summary.counts.changed == Self.recipeCount)
             // Statements after the commit, which may touch whole tables, journal as SQLite's default says.
@@ -47,6 +50,8 @@ struct CommitJournalTests {
             let store = try SQLiteStore(queue)
             try await store.prepare(recipes)
             try insertRecipes(queue)
+            let during = try await store.commitTransaction { db in try Int.fetchOne(db, sql: "PRAGMA temp_store") }
+            #expect(during == 1)
             let summary = try await Runner(store: store, pipelines: [recipes]).run()
             #expect(summary.counts.changed == Self.recipeCount)
             let (setting, notes) = try await queue.read { db in
