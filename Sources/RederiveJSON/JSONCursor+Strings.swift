@@ -29,7 +29,7 @@ extension JSONCursor {
     /// Moves past a string, checking its escapes and its UTF-8 and rejecting raw control
     /// characters, and returns where its bytes are.
     ///
-    /// Sixteen bytes are checked at a time until one needs a closer look, and `\/` (base64's
+    /// Thirty-two bytes are checked at a time until one needs a closer look, and `\/` (base64's
     /// escaped slash) does not need one, so skipping the long base64 `coreModel` costs little more
     /// than reading its memory once.
     @inlinable
@@ -46,7 +46,7 @@ extension JSONCursor {
         var index = start
         while true {
             index = Self.firstByteNeedingALook(in: base, from: index, count: count, hasEscapes: &hasEscapes)
-            // Near the end of the text, where sixteen bytes and one more are not left: eight at a time.
+            // Near the end of the text, where thirty-two bytes and one more are not left: eight at a time.
             while index &+ 8 <= count {
                 let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
                 let mask = Self.closerLookMask(word)
@@ -86,53 +86,67 @@ extension JSONCursor {
 
     /// The offset of the first byte at or after `index` that a string's scan must look at (a quote, a
     /// backslash not followed by `/`, a control character or a byte that is not ASCII), or where fewer
-    /// than seventeen bytes are left. Sets `hasEscapes` when a `\/` comes before that byte.
+    /// than thirty-three bytes are left. Sets `hasEscapes` when a `\/` comes before that byte.
     ///
-    /// Each step reads sixteen bytes as two words, and the same sixteen from one byte on, which tell
-    /// whether a backslash starts `\/`. A backslash passed that way cannot be the second of `\\`: the
-    /// first would have stopped the scan before it.
+    /// Each step checks thirty-two bytes as two vectors of sixteen, and the same bytes from one on,
+    /// which tell whether a backslash starts `\/`. A backslash passed that way cannot be the second of
+    /// `\\`: the first would have stopped the scan before it.
     @inlinable @inline(__always)
     static func firstByteNeedingALook(
         in base: UnsafePointer<UInt8>, from index: Int, count: Int, hasEscapes: inout Bool
     ) -> Int {
         var index = index
-        while index &+ 17 <= count {
-            let low = lookAndSlashMasks(base + index)
-            let high = lookAndSlashMasks(base + (index &+ 8))
-            guard low.look | high.look != 0 else {
-                if low.escapedSlash | high.escapedSlash != 0 { hasEscapes = true }
-                index &+= 16
+        let raw = UnsafeRawPointer(base)
+        while index &+ 33 <= count {
+            let low = StringBytes(raw + index)
+            let high = StringBytes(raw + (index &+ 16))
+            let look = low.look | high.look
+            guard look[0] | look[1] != 0 else {
+                let escapedSlash = low.escapedSlash | high.escapedSlash
+                if escapedSlash[0] | escapedSlash[1] != 0 { hasEscapes = true }
+                index &+= 32
                 continue
             }
             // Only the `\/` before the first byte that needs a look belong to this string.
-            let (look, escapedSlash, offset) = low.look != 0 ? (low.look, low.escapedSlash, 0) : (high.look, high.escapedSlash, 8)
-            let lowerBits = (look & (0 &- look)) &- 1
-            if low.look == 0, low.escapedSlash != 0 { hasEscapes = true }
-            if escapedSlash & lowerBits != 0 { hasEscapes = true }
-            return index &+ offset &+ look.trailingZeroBitCount &>> 3
+            if let found = firstLook(low.look[0], low.escapedSlash[0], at: index, &hasEscapes) { return found }
+            if let found = firstLook(low.look[1], low.escapedSlash[1], at: index &+ 8, &hasEscapes) { return found }
+            if let found = firstLook(high.look[0], high.escapedSlash[0], at: index &+ 16, &hasEscapes) { return found }
+            return firstLook(high.look[1], high.escapedSlash[1], at: index &+ 24, &hasEscapes) ?? index &+ 32
         }
         return index
     }
 
-    /// For the eight bytes at `bytes` (first byte lowest), the high bit of each byte that needs a look
-    /// and of each backslash that starts `\/`, exactly: no carry crosses from one byte to the next.
-    /// Reads the byte after the eight too.
+    /// The offset of the first byte of eight at `index` that needs a look, if one does; sets
+    /// `hasEscapes` when a `\/` comes before it, or among all eight when none does.
     @inlinable @inline(__always)
-    static func lookAndSlashMasks(_ bytes: UnsafePointer<UInt8>) -> (look: UInt64, escapedSlash: UInt64) {
-        let word = UInt64(littleEndian: UnsafeRawPointer(bytes).loadUnaligned(as: UInt64.self))
-        let following = UInt64(littleEndian: UnsafeRawPointer(bytes + 1).loadUnaligned(as: UInt64.self))
-        let lowSeven: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        // The high bit of each zero byte of `x`: adding 0x7F to seven bits never carries out of a byte.
-        func zeroBytes(_ x: UInt64) -> UInt64 { ~(((x & lowSeven) &+ lowSeven) | x | lowSeven) }
-        let quotes = zeroBytes(word ^ (ones &* UInt64(UInt8.quote)))
-        let backslashes = zeroBytes(word ^ (ones &* UInt64(UInt8.backslash)))
-        let slashesNext = zeroBytes(following ^ (ones &* UInt64(UInt8.slash)))
-        // Below 0x20: seven low bits that do not reach 0x80 when 0x60 is added, and no high bit.
-        let controls = ~(((word & lowSeven) &+ (ones &* 0x60)) | word) & ~lowSeven
-        let notASCII = word & ~lowSeven
-        let escapedSlash = backslashes & slashesNext
-        return (quotes | controls | notASCII | (backslashes & ~slashesNext), escapedSlash)
+    static func firstLook(_ look: UInt64, _ escapedSlash: UInt64, at index: Int, _ hasEscapes: inout Bool) -> Int? {
+        let before = look == 0 ? UInt64.max : (look & (0 &- look)) &- 1
+        if escapedSlash & before != 0 { hasEscapes = true }
+        return look == 0 ? nil : index &+ look.trailingZeroBitCount &>> 3
+    }
+
+    /// Sixteen bytes of a string, as two words each (first byte lowest) of the bytes that need a look
+    /// and of the backslashes that start `\/`, each such byte all ones. Compared as vectors, which the
+    /// compiler turns into a few instructions for all sixteen; reads the byte after them too.
+    @usableFromInline
+    struct StringBytes {
+        @usableFromInline let look: SIMD2<UInt64>
+        @usableFromInline let escapedSlash: SIMD2<UInt64>
+
+        @inlinable @inline(__always)
+        init(_ bytes: UnsafeRawPointer) {
+            let these = bytes.loadUnaligned(as: SIMD16<UInt8>.self)
+            let following = (bytes + 1).loadUnaligned(as: SIMD16<UInt8>.self)
+            // Every vector's type is spelled out: left to inference, `SIMD16(repeating:)` makes the
+            // compiler choose the protocol's generic comparisons, a loop over the lanes 200 times slower.
+            // Signed, a byte below 0x20 is a control character and one below zero is not ASCII.
+            let controlOrNotASCII = SIMD16<Int8>(truncatingIfNeeded: these) .< SIMD16<Int8>(repeating: 0x20)
+            let quotes = these .== SIMD16<UInt8>(repeating: .quote)
+            let backslashes = these .== SIMD16<UInt8>(repeating: .backslash)
+            let slashesNext = following .== SIMD16<UInt8>(repeating: .slash)
+            look = unsafeBitCast(controlOrNotASCII .| quotes .| (backslashes .& .!slashesNext), to: SIMD2<UInt64>.self)
+            escapedSlash = unsafeBitCast(backslashes .& slashesNext, to: SIMD2<UInt64>.self)
+        }
     }
 
     /// The high bit of each of the eight bytes (first byte lowest) that is a quote, a backslash, a

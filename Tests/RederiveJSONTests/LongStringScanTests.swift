@@ -2,9 +2,9 @@ import Foundation
 import RederiveJSON
 import Testing
 
-/// The string scan's sixteen-byte steps: whatever falls at whatever offset of a chunk, a string reads
+/// The string scan's thirty-two-byte steps: whatever falls at whatever offset of a chunk, a string reads
 /// as JSONSerialization reads it, and is rejected where JSONSerialization rejects it.
-@Suite("JSONCursor: long strings scanned sixteen bytes at a time")
+@Suite("JSONCursor: long strings scanned thirty-two bytes at a time")
 struct LongStringScanTests {
     /// What can stop or pass the scan, in a string: escapes (`\/` among them, which passes), an end
     /// quote, text that is not ASCII, and a raw control character, which makes the text invalid.
@@ -18,7 +18,7 @@ struct LongStringScanTests {
 
     static var texts: [String] {
         specials.flatMap { special in
-            (0 ..< 40).map { offset in
+            (0 ..< 72).map { offset in
                 let before = String(filler.prefix(offset))
                 return "[\"\(before)\(special)\(filler)\", \"after\"]"
             }
@@ -45,7 +45,7 @@ struct LongStringScanTests {
         }
     }
 
-    /// A `\/` after a string's end quote, in the same sixteen bytes, is another string's escape.
+    /// A `\/` after a string's end quote, in the same thirty-two bytes, is another string's escape.
     @Test func escapesAfterTheEndQuoteAreNotTheString() throws {
         let text = #"["plain", "x\/y\/z", "more text here to fill a chunk"]"#
         let bytes = Array(text.utf8)
@@ -60,12 +60,12 @@ struct LongStringScanTests {
         #expect(flags == [false, true])
     }
 
-    /// A `\/` anywhere in the sixteen bytes that also hold the string's end quote, on either side of
-    /// their middle, marks the string as escaped; what follows the quote is long enough for full steps.
+    /// A `\/` anywhere in the thirty-two bytes that also hold the string's end quote, in any of their
+    /// four words, marks the string as escaped; what follows the quote is long enough for full steps.
     @Test func anEscapedSlashJustBeforeTheEndQuoteMarksTheString() throws {
-        let after = String(Self.filler.prefix(40))
-        for slash in 0 ..< 20 {
-            for quote in slash + 2 ..< 26 {
+        let after = String(Self.filler.prefix(72))
+        for slash in 0 ..< 36 {
+            for quote in slash + 2 ..< 42 {
                 let inside = String(Self.filler.prefix(slash)) + #"\/"# + String(Self.filler.prefix(quote - slash - 2))
                 let bytes = Array("[\"\(inside)\", \"\(after)\"]".utf8)
                 let (raw, text) = try bytes.withUnsafeBufferPointer { buffer in
@@ -82,10 +82,46 @@ struct LongStringScanTests {
         }
     }
 
+    /// A `\/` that follows a string's end quote in the same eight bytes, or later in the same step,
+    /// belongs to the next string.
+    @Test func anEscapedSlashJustAfterTheEndQuoteIsNotTheString() throws {
+        let after = #"\/"# + Self.filler
+        for length in 0 ..< 40 {
+            let bytes = Array("[\"\(Self.filler.prefix(length))\", \"\(after)\"]".utf8)
+            let flags = try bytes.withUnsafeBufferPointer { buffer in
+                var cursor = JSONCursor(buffer)
+                cursor.position = 1
+                let first = try cursor.scanString()
+                cursor.position += 1
+                let second = try cursor.scanString()
+                return [first.hasEscapes, second.hasEscapes]
+            }
+            #expect(flags == [false, true], "\(length) bytes before the end quote")
+        }
+    }
+
+    /// Bytes that are not UTF-8, at any lane of a step, make the string an error.
+    @Test func bytesThatAreNotUTF8AreAnErrorAtAnyOffset() {
+        let invalid: [[UInt8]] = [[0xFF], [0xC3, 0x41], [0xC0, 0xAF], [0xE2, 0x82], [0xED, 0xA0, 0x80], [0x80]]
+        for sequence in invalid {
+            for offset in 0 ..< 72 {
+                let bytes = Array("[\"".utf8) + Array(Self.filler.prefix(offset).utf8) + sequence
+                    + Array(Self.filler.utf8) + Array("\"]".utf8)
+                let scanned = bytes.withUnsafeBufferPointer { buffer in
+                    var cursor = JSONCursor(buffer)
+                    cursor.position = 1
+                    return (try? cursor.scanString()) != nil
+                }
+                #expect(!scanned, "\(sequence) at \(offset)")
+                #expect(JSONSyntax.problem(in: bytes) != nil, "\(sequence) at \(offset)")
+            }
+        }
+    }
+
     /// A string the end of the text cuts short, whatever its length, is an error and not a read past
     /// the end of the buffer.
     @Test func aStringCutShortAtAnyLengthIsAnError() {
-        for length in 0 ..< 48 {
+        for length in 0 ..< 80 {
             let bytes = Array(("[\"" + String(String(repeating: Self.filler, count: 2).prefix(length))).utf8)
             #expect(JSONSyntax.problem(in: bytes) != nil, "\(length) bytes")
         }
