@@ -11,6 +11,7 @@ final class CommitStatements {
     private var writes: [[Int]: Statement] = [:]
     private var failureClears: [Int: Statement] = [:]
     private var recordStamps: [Int: Statement] = [:]
+    private var keptStamps: [Int: Statement] = [:]
 
     init(_ db: Database, _ tables: PipelineTables) throws {
         self.db = db
@@ -73,6 +74,29 @@ final class CommitStatements {
                 run_id = excluded.run_id, derived_at = excluded.derived_at
             """)
         recordStamps[count] = statement
+        return statement
+    }
+
+    /// Keeps, for rollback, one processor's stamps of `count` records as they are before the commit
+    /// replaces them (`had_stamp` 0 where there is none); a stamp the run kept already stays, with the
+    /// generation of this write. Arguments: the run, pipeline, processor and source, then two per
+    /// record (record, generation derived at).
+    func keepStamps(ofRecords count: Int) throws -> Statement {
+        if let statement = keptStamps[count] { return statement }
+        let rows = Array(repeating: "(?, ?)", count: count).joined(separator: ", ")
+        // Numbered, the shared arguments come first; each `?` after them takes the next number.
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO rederive_replaced_stamps
+                (run_id, pipeline, processor, record_id, source, derived_generation, had_stamp,
+                 version, generation, payload_digest, inputs_digest, input_versions, current, stamp_run_id, derived_at)
+            SELECT ?1, ?2, ?3, k.column1, ?4, k.column2, s.processor IS NOT NULL,
+                s.version, s.generation, s.payload_digest, s.inputs_digest, s.input_versions, s.current, s.run_id, s.derived_at
+            FROM (VALUES \(rows)) k
+            LEFT JOIN rederive_stamps s ON s.pipeline = ?2 AND s.processor = ?3 AND s.record_id = k.column1
+            WHERE true
+            ON CONFLICT (run_id, pipeline, processor, record_id) DO UPDATE SET derived_generation = excluded.derived_generation
+            """)
+        keptStamps[count] = statement
         return statement
     }
 

@@ -52,9 +52,7 @@ struct BatchWriter: Sendable {
         for write in step.values {
             try writeValues(write, statements)
         }
-        for replaced in step.replaced {
-            try keepReplaced(replaced, db)
-        }
+        try keepReplaced(step.replaced, db, statements)
         try self.write(StampBatch(step.stamps), db, statements)
     }
 
@@ -93,16 +91,16 @@ struct BatchWriter: Sendable {
         }
     }
 
-    /// Runs the statement `statement(n)` of n records once per chunk of `stamps`
-    /// (``StampBatch/chunks(of:)``), with the arguments `shared`, then `values` of each stamp.
-    private static func execute(
-        _ statement: (Int) throws -> Statement, for stamps: [StampBatch.Stamp], after shared: [(any DatabaseValueConvertible)?],
-        values: (StampBatch.Stamp) -> [(any DatabaseValueConvertible)?]
+    /// Runs the statement `statement(n)` of n records once per chunk of `rows`
+    /// (``StampBatch/chunks(of:)``), with the arguments `shared`, then `values` of each row.
+    static func execute<Row>(
+        _ statement: (Int) throws -> Statement, for rows: [Row], after shared: [(any DatabaseValueConvertible)?],
+        values: (Row) -> [(any DatabaseValueConvertible)?]
     ) throws {
-        for chunk in StampBatch.chunks(of: stamps.count) {
+        for chunk in StampBatch.chunks(of: rows.count) {
             var arguments = shared
-            for stamp in stamps[chunk] {
-                arguments += values(stamp)
+            for row in rows[chunk] {
+                arguments += values(row)
             }
             try statement(chunk.count).execute(arguments: StatementArguments(arguments))
         }
