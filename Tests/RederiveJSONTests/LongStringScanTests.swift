@@ -45,21 +45,6 @@ struct LongStringScanTests {
         }
     }
 
-    /// A `\/` after a string's end quote, in the same thirty-two bytes, is another string's escape.
-    @Test func escapesAfterTheEndQuoteAreNotTheString() throws {
-        let text = #"["plain", "x\/y\/z", "more text here to fill a chunk"]"#
-        let bytes = Array(text.utf8)
-        let flags = try bytes.withUnsafeBufferPointer { buffer in
-            var cursor = JSONCursor(buffer)
-            cursor.position = 1
-            let first = try cursor.scanString()
-            cursor.position += 1
-            let second = try cursor.scanString()
-            return [first.hasEscapes, second.hasEscapes]
-        }
-        #expect(flags == [false, true])
-    }
-
     /// A `\/` anywhere in the thirty-two bytes that also hold the string's end quote, in any of their
     /// four words, marks the string as escaped; what follows the quote is long enough for full steps.
     @Test func anEscapedSlashJustBeforeTheEndQuoteMarksTheString() throws {
@@ -82,21 +67,26 @@ struct LongStringScanTests {
         }
     }
 
-    /// A `\/` that follows a string's end quote in the same eight bytes, or later in the same step,
-    /// belongs to the next string.
-    @Test func anEscapedSlashJustAfterTheEndQuoteIsNotTheString() throws {
+    /// A `\/` that follows a string's end quote, in the same eight bytes or later in the same step,
+    /// is the next string's escape.
+    @Test func anEscapedSlashAfterTheEndQuoteIsNotTheString() throws {
+        #expect(try Self.escapeFlags(#"["plain", "x\/y\/z", "more text here to fill a chunk"]"#) == [false, true])
         let after = #"\/"# + Self.filler
         for length in 0 ..< 40 {
-            let bytes = Array("[\"\(Self.filler.prefix(length))\", \"\(after)\"]".utf8)
-            let flags = try bytes.withUnsafeBufferPointer { buffer in
-                var cursor = JSONCursor(buffer)
-                cursor.position = 1
-                let first = try cursor.scanString()
-                cursor.position += 1
-                let second = try cursor.scanString()
-                return [first.hasEscapes, second.hasEscapes]
-            }
+            let flags = try Self.escapeFlags("[\"\(Self.filler.prefix(length))\", \"\(after)\"]")
             #expect(flags == [false, true], "\(length) bytes before the end quote")
+        }
+    }
+
+    /// Whether each of the first two strings of `text`, an array, has escapes, as the scan reports it.
+    static func escapeFlags(_ text: String) throws -> [Bool] {
+        try Array(text.utf8).withUnsafeBufferPointer { buffer in
+            var cursor = JSONCursor(buffer)
+            cursor.position = 1
+            let first = try cursor.scanString()
+            cursor.position += 1
+            let second = try cursor.scanString()
+            return [first.hasEscapes, second.hasEscapes]
         }
     }
 
