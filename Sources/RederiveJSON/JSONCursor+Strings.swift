@@ -144,8 +144,15 @@ extension JSONCursor {
             let quotes = these .== SIMD16<UInt8>(repeating: .quote)
             let backslashes = these .== SIMD16<UInt8>(repeating: .backslash)
             let slashesNext = following .== SIMD16<UInt8>(repeating: .slash)
-            look = unsafeBitCast(controlOrNotASCII .| quotes .| (backslashes .& .!slashesNext), to: SIMD2<UInt64>.self)
-            escapedSlash = unsafeBitCast(backslashes .& slashesNext, to: SIMD2<UInt64>.self)
+            look = Self.words(controlOrNotASCII .| quotes .| (backslashes .& .!slashesNext))
+            escapedSlash = Self.words(backslashes .& slashesNext)
+        }
+
+        /// A mask's sixteen lanes as two words, the first lane lowest whatever the byte order.
+        @inlinable @inline(__always)
+        static func words(_ mask: SIMDMask<SIMD16<Int8>>) -> SIMD2<UInt64> {
+            let words = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
+            return SIMD2(UInt64(littleEndian: words[0]), UInt64(littleEndian: words[1]))
         }
     }
 
