@@ -10,7 +10,7 @@
 /// inputs' values, and `input_versions`, as in `"floor_area@2,section_labels@1"`.
 ///
 /// The key leads with the record, so that a claim reads all of a record's stamps in one scan of it
-/// (``PostgresStore/staleCondition(_:_:digests:)``). Only the key and the record's source are
+/// (``PostgresStore/staleCondition(_:_:digests:failureKinds:)``). Only the key and the record's source are
 /// indexed, and pages keep room (fillfactor 70), so that a commit's rewrite of a row is a HOT update
 /// of a few integers. Counts of up-to-date records come
 /// from `rederive_counts`, kept by a statement trigger that reads each changed row as it is, where

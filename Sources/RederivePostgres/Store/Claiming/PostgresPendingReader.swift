@@ -20,22 +20,15 @@ struct PendingColumns {
 
     init(_ plan: RunPlan, _ statement: inout SQLStatement) {
         self.plan = plan
-        let condition = PostgresStore.staleCondition(plan, &statement, digests: plan.dependents)
-        anyStale = condition.any
-        join = condition.join
-        var expressions = condition.flags
         // Dependents decide per record whether to run: they need the failures of what they read and
         // their own, and the input digest their current stamps keep.
         let dependents = plan.dependents
-        let processors = plan.pipeline.processors
         let failureColumns = plan.failuresDependentsNeed
-        for index in failureColumns {
-            expressions.append("""
-                (SELECT f.kind FROM rederive_failures f WHERE f.pipeline = \(condition.pipeline) \
-                AND f.processor = \(statement.bind(processors[index].name)) AND f.record_id = r.record_id \
-                AND f.version = \(statement.bind(Int32(processors[index].version))) AND f.current)
-                """)
-        }
+        let condition = PostgresStore.staleCondition(plan, &statement, digests: dependents, failureKinds: failureColumns)
+        anyStale = condition.any
+        join = condition.join
+        var expressions = condition.flags
+        expressions += failureColumns.map(PostgresStore.failureKind)
         expressions += dependents.map { "s.digest\($0)" }
         self.expressions = expressions
         layout = PendingRowLayout(plan, staleFlags: plan.selection, failureColumns: failureColumns, digestColumns: dependents)

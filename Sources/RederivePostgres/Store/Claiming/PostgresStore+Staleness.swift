@@ -101,9 +101,16 @@ extension PostgresStore {
     /// fresh and backlog lanes, at any (`s.current0` …); and `s.digest<index>`, the inputs digest of
     /// the current stamp of each processor of `digests`. A probe of the key per processor and record
     /// cost the server several times more.
-    static func staleCondition(_ plan: RunPlan, _ statement: inout SQLStatement, digests: [Int] = []) -> StaleCondition {
+    ///
+    /// Its current failures come the same way, in one probe of the record's failures folded into
+    /// `fl` (``failureKind(_:)`` names each of `failureKinds`): a subquery per processor, each in the
+    /// select list and again in the condition, cost more to plan than the rest of a claim's pick.
+    static func staleCondition(
+        _ plan: RunPlan, _ statement: inout SQLStatement, digests: [Int] = [], failureKinds: [Int] = []
+    ) -> StaleCondition {
         let pipeline = statement.bind(plan.pipeline.name)
         var folded: [String] = []
+        var failures: [String] = []
         var flags: [String] = []
         for (offset, processor) in plan.processors.enumerated() {
             let name = statement.bind(processor.name)
@@ -119,12 +126,17 @@ extension PostgresStore {
             case .backlog: flag += " AND coalesce(s.current\(offset), false)"
             }
             if !plan.retryFailed {
-                flag += """
-                     AND NOT EXISTS (SELECT 1 FROM rederive_failures f WHERE f.pipeline = \(pipeline) \
-                    AND f.processor = \(name) AND f.record_id = r.record_id AND f.version = \(version) AND f.current)
-                    """
+                failures.append("bool_or(y.processor = \(name) AND y.version = \(version)) AS failed\(offset)")
+                flag += " AND NOT coalesce(fl.failed\(offset), false)"
             }
             flags.append("(\(flag))")
+        }
+        for index in failureKinds {
+            let processor = plan.pipeline.processors[index]
+            failures.append("""
+                max(y.kind) FILTER (WHERE y.processor = \(statement.bind(processor.name)) \
+                AND y.version = \(statement.bind(Int32(processor.version)))) AS kind\(index)
+                """)
         }
         for index in digests {
             let processor = plan.pipeline.processors[index]
@@ -139,12 +151,22 @@ extension PostgresStore {
             let ids = plan.recordIDs
             any = "r.record_id BETWEEN \(statement.bind(ids.lowerBound)) AND \(statement.bind(ids.upperBound)) AND (\(any))"
         }
-        let join = """
+        var join = """
             CROSS JOIN LATERAL (SELECT \(folded.joined(separator: ", ")) FROM rederive_stamps x \
             WHERE x.pipeline = \(pipeline) AND x.record_id = r.record_id) s
             """
-        return StaleCondition(pipeline: pipeline, join: join, flags: flags, any: any)
+        if !failures.isEmpty {
+            join += """
+                 CROSS JOIN LATERAL (SELECT \(failures.joined(separator: ", ")) FROM rederive_failures y \
+                WHERE y.source = r.source AND y.record_id = r.record_id AND y.pipeline = \(pipeline) AND y.current) fl
+                """
+        }
+        return StaleCondition(join: join, flags: flags, any: any)
     }
+
+    /// The column of ``staleCondition(_:_:digests:failureKinds:)``'s join that holds the kind of
+    /// the record's current failure of processor `index`, if any.
+    static func failureKind(_ index: Int) -> String { "fl.kind\(index)" }
 
     /// A string as a JSON string literal.
     static func jsonString(_ text: String) -> String {
@@ -158,11 +180,9 @@ extension PostgresStore {
     }
 }
 
-/// What ``PostgresStore/staleCondition(_:_:digests:)`` builds.
+/// What ``PostgresStore/staleCondition(_:_:digests:failureKinds:)`` builds.
 struct StaleCondition {
-    /// The pipeline's name, bound.
-    let pipeline: String
-    /// The join that gives `s`, the record's stamps folded into one row.
+    /// The join that gives `s`, the record's stamps folded into one row, and `fl`, its current failures.
     let join: String
     /// Per processor of the plan, whether it is stale for the record.
     let flags: [String]
