@@ -159,7 +159,9 @@ extension PostgresStore {
             }
             // Then records an earlier claim skipped, locked then by a transaction that has ended since:
             // a cut-off worker's claim, rolled back behind every cursor when the server ended its session.
-            let waiting = skipped.waiting
+            // Looked at when due, with what the picks skipped since (``SkippedRecords``).
+            let checking = skipped.checkIsDue(every: Self.pollInterval(lease))
+            let waiting = checking ? skipped.waiting : []
             var retaken: [FreePick] = []
             if !waiting.isEmpty, adopted.count < limit {
                 let retake = FreePick.statement(plan, .watching(waiting), limit: limit - adopted.count, lease: lease)
@@ -173,10 +175,14 @@ extension PostgresStore {
                 ranged = try await self.statements.run(free.statement, on: connection, logger: logger).map(free.columns.freePick)
                 scanned = SkippedRecords.Scan(position, picked: ranged.map(\.pick.recordID), limit: rangeLimit)
             }
-            let stillSkipped = skipped.updated(
-                locked: try await Self.lockedByOthers(plan, among: waiting, scanned: scanned, lease, connection, logger)
-            )
             let freed = retaken + ranged
+            var stillSkipped = skipped.looked(at: scanned)
+            // A claim that found nothing looks now: what is skipped is then what there is to wait for.
+            if checking || (adopted.isEmpty && freed.isEmpty) {
+                stillSkipped = stillSkipped.updated(
+                    locked: try await Self.lockedByOthers(plan, among: stillSkipped.waiting, looked: stillSkipped.unchecked, lease, connection, logger)
+                )
+            }
             // The picks read each record in their snapshot. A commit or a payload written since would have
             // changed the record's row, which stays locked until this claim ends: a row locked as the
             // snapshot saw it is known as it is now. One that changed in between is read again with a
@@ -231,30 +237,31 @@ extension PostgresStore {
         return outcome
     }
 
-    /// The stale records among `ids`, and in the range a pick `scanned`, that no one has claimed and
-    /// that this claim did not pick: rows another transaction locks (a claim under way, or a claim
-    /// of a worker cut off, whose session the server has not ended yet), which picks skip. Their
-    /// claims are not visible until that transaction commits, and this claim's own picks read as
-    /// claimed already.
+    /// The stale records among `ids`, and among those the picks `looked` at, that no one has claimed:
+    /// rows another transaction locks (a claim under way, or a claim of a worker cut off, whose
+    /// session the server has not ended yet), which picks skip. Their claims are not visible until
+    /// that transaction commits, and this process's own claims read as claimed already, or as
+    /// committed in this run. A record an earlier claim gave back for want of room is found too, and
+    /// taken by a later claim as the skipped ones are.
     private static func lockedByOthers(
-        _ plan: RunPlan, among ids: [Int64], scanned: SkippedRecords.Scan?, _ lease: WorkerLease,
+        _ plan: RunPlan, among ids: [Int64], looked: SkippedRecords.Looked, _ lease: WorkerLease,
         _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> [Int64] {
         var found: [Int64] = []
-        let candidates = Array(Set(ids + (scanned?.ids ?? [])))
+        let candidates = Array(Set(ids).union(looked.ids))
         if !candidates.isEmpty {
             found += try await unclaimedStale(plan, lease, connection, logger) { statement in
                 "r.record_id = ANY(\(statement.bind(candidates)))"
             }
         }
-        if let scanned, let range = scanned.range {
+        for range in looked.ranges {
             found += try await unclaimedStale(plan, lease, connection, logger) { statement in
                 var condition = "r.record_id > \(statement.bind(range.after ?? Int64.min))"
                 if let through = range.through { condition += " AND r.record_id <= \(statement.bind(through))" }
                 return condition
             }
         }
-        return found
+        return Array(Set(found))
     }
 
     /// The stale records of the plan's pipeline that match `where` and that no one claimed.
