@@ -40,5 +40,20 @@ struct PostgresMigrationTests {
         #expect(try await store.status(of: copies).map(\.stale) == [0])
         #expect(try await store.migrationStates(migrator).map(\.isApplied) == [true])
     }
+
+    /// A store prepares a pipeline once per process, unless a migration may have changed its tables.
+    @Test func aPipelinePreparedBeforeAMigrationIsPreparedAgainAfterIt() async throws {
+        let rebuilt = Self.measuring("rebuilt")
+        let store = try await PostgresStore(url: try PostgresServer.shared().makeDatabase())
+        defer { store.close() }
+        try await store.prepare(rebuilt)
+        _ = try await store.importPayloads([("hall", Array(#"{"width": 3, "depth": 4}"#.utf8))], into: rebuilt)
+        let migrator = try SchemaMigrator([.sql("drop-area", "ALTER TABLE rebuilt_derived DROP COLUMN area")])
+        #expect(try await store.migrate(migrator).applied == ["drop-area"])
+        // The run prepares the pipeline again, which adds the column back.
+        #expect(try await Runner(store: store, pipelines: [rebuilt]).run().counts == RunCounts(changed: 1))
+        let ids = try await store.sampleRecordIDs(of: rebuilt, count: 1)
+        #expect(try await store.storedRows(of: rebuilt, recordIDs: ids).values.map(\.values) == [[.real(12)]])
+    }
 }
 #endif

@@ -44,6 +44,8 @@ extension PostgresStore: SchemaMigrationApplier {
         for migrations in transactions where !migrations.isEmpty {
             done += try await apply(migrations, dryRun: dryRun)
         }
+        // A migration may change what pipelines read: the next preparation looks again.
+        if !done.isEmpty && !dryRun { forgetPreparedPipelines() }
         return MigrationOutcome(applied: done, dryRun: dryRun)
     }
 

@@ -4,6 +4,7 @@ import Logging
 import NIOSSL
 import PostgresNIO
 import Rederive
+import RederiveSQL
 import Synchronization
 
 /// The store for a PostgreSQL database, derived by workers on many hosts at once.
@@ -42,9 +43,14 @@ public final class PostgresStore: Sendable {
     let abandonedLeases = Mutex<Set<String>>([])
     /// When this process's claims last reaped expired leases.
     let lastReaped = Mutex<ContinuousClock.Instant?>(nil)
+    /// When this process's claims, by lease token and pipeline, last looked for records of leases that
+    /// are gone; none when the next claim looks.
+    let lastOrphanLook = Mutex<[ClaimPositionKey: ContinuousClock.Instant]>([:])
     /// Where the primary's write-ahead log stood when this process looked, oldest first: what a
     /// standby's replay position is timed against (``replicaLag()``).
     let walPositions = Mutex<[(at: ContinuousClock.Instant, position: Int64)]>([])
+    /// The pipelines this process prepared (``prepare(_:)``).
+    let preparedPipelines = Mutex<Set<PreparedPipeline>>([])
     /// What each pipeline's payload column holds, by table name.
     let payloadColumns = Mutex<[String: PayloadColumn]>([:])
     /// How many of the newest runs that changed values keep what they replaced, for rollback; older

@@ -11,8 +11,9 @@ import Synchronization
 /// process moves a cursor through the ids; when it reaches the end it looks again from the start,
 /// for records freed meanwhile. Before the cursor's records, each claim takes those whose lease is
 /// gone (expired, or its process ended; see ``reapLeases(_:_:)``), found through the index of claims
-/// wherever they stand (``goneClaimants(_:_:)``): a dead worker's records are derived by the next
-/// claims of the live ones, not once their cursors come round again at the end of the run. While
+/// wherever they stand (``goneClaimants(_:_:)``; looked for once per poll interval, and with every claim
+/// while some are left): a dead worker's records are derived by the next claims of the live ones, not
+/// once their cursors come round again at the end of the run. While
 /// other workers still hold stale records, it waits for them rather than ending: if they die, their
 /// leases expire and their records come back.
 /// Waiting, it watches only the records the others hold (found through the index of claims), never
@@ -45,6 +46,18 @@ extension PostgresStore {
         return lastReaped.withLock { last in
             if let previous = last, previous.duration(to: now) < interval { return false }
             last = now
+            return true
+        }
+    }
+
+    /// Whether a claim of `key` should look for records of leases that are gone: at most once per
+    /// `interval`, so that busy workers do not walk the index of claims with every claim, and with
+    /// every claim while records found before are left to take.
+    func orphanLookIsDue(_ key: ClaimPositionKey, every interval: Duration) -> Bool {
+        let now = ContinuousClock.now
+        return lastOrphanLook.withLock { looks in
+            if let previous = looks[key], previous.duration(to: now) < interval { return false }
+            looks[key] = now
             return true
         }
     }
@@ -134,6 +147,7 @@ extension PostgresStore {
         _ plan: RunPlan, _ position: ClaimPosition, _ skipped: SkippedRecords, limit: Int, byteLimit: Int, lease: WorkerLease
     ) async throws -> ClaimOutcome {
         if isAbandoned(lease) { throw leaseLost(lease) }
+        let key = ClaimPositionKey(token: lease.token, pipeline: plan.pipeline.name, lane: plan.lane)
         let tables = PostgresPipelineTables(plan.pipeline)
         let reader = PostgresPendingReader(plan: plan, tables: tables, payloadColumn: try await payloadColumn(tables), statements: statements)
         let logger = self.logger
@@ -142,20 +156,27 @@ extension PostgresStore {
             // to the end of the claim, and this process's other claims, commits and heartbeat would
             // queue behind it.
             guard try await Self.isHeld(lease, connection, logger) else { throw self.leaseLost(lease) }
-            if self.reapIsDue(every: Self.pollInterval(lease)) {
+            let reaping = self.reapIsDue(every: Self.pollInterval(lease))
+            if reaping {
                 try await Self.reapLeases(connection, logger, sparing: lease)
             }
             // Records of leases that are gone first: behind the cursor, they would wait for the end of the ids.
             var adopted: [Int64] = []
-            let gone = try await Self.goneClaimants(connection, logger)
-            if !gone.isEmpty {
-                let orphaned = try await Self.records(of: plan, claimedBy: gone, connection, logger)
-                if !orphaned.isEmpty {
-                    let adopt = Self.orphanedPick(plan, orphaned, claimedBy: gone, limit: limit, lease: lease)
-                    adopted = try await self.statements.run(adopt, on: connection, logger: logger).map { row in
-                        try row.makeRandomAccess()[0].decode(Int64.self)
+            if self.orphanLookIsDue(key, every: Self.pollInterval(lease)) || reaping {
+                var orphaned: [Int64] = []
+                let gone = try await Self.goneClaimants(connection, logger)
+                if !gone.isEmpty {
+                    orphaned = try await Self.records(of: plan, claimedBy: gone, connection, logger)
+                    if !orphaned.isEmpty {
+                        let adopt = Self.orphanedPick(plan, orphaned, claimedBy: gone, limit: limit, lease: lease)
+                        adopted = try await self.statements.run(adopt, on: connection, logger: logger).map { row in
+                            try row.makeRandomAccess()[0].decode(Int64.self)
+                        }
                     }
                 }
+                // Some are left when more were found than one claim takes, or another transaction locked
+                // them: the next claim looks again.
+                if orphaned.count > adopted.count { self.lastOrphanLook.withLock { $0[key] = nil } }
             }
             // Then records an earlier claim skipped, locked then by a transaction that has ended since:
             // a cut-off worker's claim, rolled back behind every cursor when the server ended its session.

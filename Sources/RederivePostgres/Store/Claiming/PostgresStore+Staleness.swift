@@ -7,8 +7,12 @@ import Synchronization
 
 /// Finding and counting stale records, and reading them for a preview without claiming them.
 extension PostgresStore {
-    /// Creates what is missing for the pipeline (bookkeeping, output columns, triggers) in one transaction.
+    /// Creates what is missing for the pipeline (bookkeeping, output columns, triggers) in one
+    /// transaction. Once done, a pipeline declared alike is not looked at again in this process: a
+    /// store opened prepared starts its runs without asking the server again.
     public func prepare(_ pipeline: Pipeline) async throws {
+        let key = PreparedPipeline(pipeline)
+        if preparedPipelines.withLock({ $0.contains(key) }) { return }
         let schema = PostgresPipelineSchema(tables: PostgresPipelineTables(pipeline))
         let logger = self.logger
         var changes = try await withConnection("read") { try await schema.changes($0, logger) }
@@ -22,6 +26,12 @@ extension PostgresStore {
             }
         }
         remember(PayloadColumn(type: changes.payloadType), for: pipeline)
+        preparedPipelines.withLock { _ = $0.insert(key) }
+    }
+
+    /// Makes the next ``prepare(_:)`` of every pipeline look at the database again.
+    func forgetPreparedPipelines() {
+        preparedPipelines.withLock { $0.removeAll() }
     }
 
     private func remember(_ column: PayloadColumn, for pipeline: Pipeline) {
