@@ -42,24 +42,24 @@ extension PostgresStore {
     /// that busy workers do not scan for expired leases with every claim, yet an expired lease's
     /// records are freed within `interval` of its expiry by any worker still claiming.
     func reapIsDue(every interval: Duration) -> Bool {
-        let now = ContinuousClock.now
-        return lastReaped.withLock { last in
-            if let previous = last, previous.duration(to: now) < interval { return false }
-            last = now
-            return true
-        }
+        lastReaped.withLock { Self.isDue(since: &$0, every: interval) }
     }
 
     /// Whether a claim of `key` should look for records of leases that are gone: at most once per
     /// `interval`, so that busy workers do not walk the index of claims with every claim, and with
     /// every claim while records found before are left to take.
     func orphanLookIsDue(_ key: ClaimPositionKey, every interval: Duration) -> Bool {
-        let now = ContinuousClock.now
-        return lastOrphanLook.withLock { looks in
-            if let previous = looks[key], previous.duration(to: now) < interval { return false }
-            looks[key] = now
-            return true
-        }
+        lastOrphanLook.withLock { Self.isDue(since: &$0[key], every: interval) }
+    }
+
+    /// Whether something last done at `last` (never, when nil) is due again `interval` later; when it
+    /// is, `last` becomes `now`.
+    static func isDue(
+        since last: inout ContinuousClock.Instant?, every interval: Duration, at now: ContinuousClock.Instant = .now
+    ) -> Bool {
+        if let previous = last, previous.duration(to: now) < interval { return false }
+        last = now
+        return true
     }
 
     /// Claims stale records that no live lease holds (`FOR UPDATE SKIP LOCKED`) and marks them with the
